@@ -1,0 +1,1 @@
+"""Memex's desktop app (PySide6). Importing this package imports no Qt."""

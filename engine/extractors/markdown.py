@@ -1,0 +1,135 @@
+"""Markdown: front matter, then section-aware chunks (every heading splits, fences do not).
+
+Serves note, journal, scratch, transcript, board_summary, rwgps_memory, entity_file and
+codebase_doc: all are Markdown that differ only in their route and half-life.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+import yaml
+
+from engine.extractors import Extraction, register
+from engine.extractors.chunking import SECTION_MAX_CHARS, date_from_name, decode, parse_date
+from engine.records import Draft
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
+    """(front matter, body, line number where the body starts). Bad YAML is treated as body."""
+    if not text.startswith("---"):
+        return {}, text, 1
+    lines = text.split("\n")
+    for end in range(1, len(lines)):
+        if lines[end].strip() in ("---", "..."):
+            try:
+                data = yaml.safe_load("\n".join(lines[1:end])) or {}
+            except yaml.YAMLError:
+                return {}, text, 1
+            if not isinstance(data, dict):
+                return {}, text, 1
+            return data, "\n".join(lines[end + 1:]), end + 2
+    return {}, text, 1
+
+
+@dataclass
+class Section:
+    breadcrumb: list[str]
+    lines: list[str]
+    start_line: int
+    anchor: str
+
+
+def slugify(text: str) -> str:
+    return re.sub(r"[^\w\- ]", "", text.lower()).strip().replace(" ", "-")
+
+
+def sections(body: str, first_line: int) -> list[Section]:
+    """Split on every heading outside code fences; keep the heading path of each section."""
+    found: list[Section] = [Section([], [], first_line, "")]
+    path: list[tuple[int, str]] = []
+    in_fence = False
+    for offset, line in enumerate(body.split("\n")):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        heading = None if in_fence else _HEADING.match(line)
+        if heading:
+            level, title = len(heading[1]), heading[2].strip()
+            path = [(lvl, t) for lvl, t in path if lvl < level] + [(level, title)]
+            found.append(Section([t for _, t in path], [], first_line + offset, slugify(title)))
+        else:
+            found[-1].lines.append(line)
+    return [s for s in found if "\n".join(s.lines).strip() or s.breadcrumb]
+
+
+def _split_long(text: str, limit: int) -> list[str]:
+    """Split an over-long section on blank lines, keeping paragraphs whole where possible."""
+    if len(text) <= limit:
+        return [text]
+    parts: list[str] = []
+    current = ""
+    for paragraph in re.split(r"\n\s*\n", text):
+        if current and len(current) + len(paragraph) + 2 > limit:
+            parts.append(current)
+            current = paragraph
+        else:
+            current = f"{current}\n\n{paragraph}" if current else paragraph
+    if current:
+        parts.append(current)
+    return parts
+
+
+def note_title(front: dict[str, Any], path: PurePath) -> str:
+    title = front.get("title")
+    return str(title) if title else path.stem.replace("_", " ").replace("-", " ").strip()
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def markdown_drafts(text: str, path: PurePath, label: str = "Note") -> Extraction:
+    front, body, first_line = split_front_matter(text)
+    title = note_title(front, path)
+    date = parse_date(front.get("date")) or date_from_name(path.name)
+    aliases = _as_list(front.get("aliases"))
+    tags = _as_list(front.get("tags"))
+    header_lines = [f"{label}: {title}"]
+    if aliases:
+        header_lines.append("Aliases: " + ", ".join(aliases))
+    if tags:
+        header_lines.append("Tags: " + ", ".join(tags))
+    result = Extraction()
+    for section in sections(body, first_line):
+        body_text = "\n".join(section.lines).strip()
+        if not body_text:
+            continue
+        crumb = " > ".join(section.breadcrumb)
+        for part in _split_long(body_text, SECTION_MAX_CHARS):
+            lines = header_lines + ([f"Section: {crumb}"] if crumb else []) + ["", part]
+            result.drafts.append(Draft(
+                content="\n".join(lines),
+                title=f"{title} › {crumb}" if crumb else title,
+                content_date=date,
+                location=f"line:{section.start_line}" + (f"#{section.anchor}" if section.anchor else ""),
+                metadata={"breadcrumb": section.breadcrumb, "tags": tags, "aliases": aliases},
+            ))
+    return result
+
+
+@register("note", "journal", "scratch", "transcript", "board_summary", "rwgps_memory",
+          "entity_file", "codebase_doc")
+def extract_markdown(data: bytes, path: PurePath) -> Extraction:
+    return markdown_drafts(decode(data), path)

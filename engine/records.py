@@ -1,0 +1,114 @@
+"""The records that flow through Memex: chunks, search results, index statistics, people."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NewType
+
+ChunkId = NewType("ChunkId", str)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One chunk as an extractor sees it, before it gets an id and a file."""
+
+    content: str
+    title: str = ""
+    content_date: str | None = None  # ISO date or datetime
+    location: str = ""  # "line:12", "ts:1717000000.123", "t:00:01:05", "#anchor"
+    metadata: dict[str, Any] = field(default_factory=dict)
+    people: tuple[str, ...] = ()  # names of the people who speak or appear in the chunk
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One indexed unit of text, addressed by the hash of its file and content."""
+
+    id: ChunkId
+    source_file: str
+    source_type: str
+    content: str
+    content_hash: str
+    title: str = ""
+    content_date: str | None = None
+    location: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    people: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Person:
+    """A known person from profile/relationships.json."""
+
+    name: str
+    slug: str
+    aliases: tuple[str, ...] = ()
+    relationship: str = ""
+    context: str = ""
+    notes: tuple[str, ...] = ()
+    interests: tuple[str, ...] = ()
+    milestones: tuple[tuple[str, str], ...] = ()  # (date, event)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "slug": self.slug,
+            "aliases": list(self.aliases),
+            "relationship": self.relationship,
+            "context": self.context,
+            "notes": list(self.notes),
+            "interests": list(self.interests),
+            "milestones": [{"date": d, "event": e} for d, e in self.milestones],
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One hit as the user and the JSON output see it."""
+
+    id: str
+    content: str
+    source_file: str
+    source_type: str
+    score: float
+    matched_terms: tuple[str, ...] = ()
+    content_date: str | None = None
+    title: str = ""
+    snippet: str = ""
+    location: str = ""
+    profile: dict[str, Any] | None = None
+    explain: dict[str, Any] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source_type": self.source_type,
+            "source_file": self.source_file,
+            "content_date": self.content_date,
+            "score": round(self.score, 6),
+            "title": self.title,
+            "snippet": self.snippet,
+            "content": self.content,
+            "matched_terms": list(self.matched_terms),
+            "location": self.location,
+            "profile": self.profile,
+        }
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    """What one reindex did."""
+
+    files: int = 0
+    chunks: int = 0  # chunks embedded or stored anew in this run
+    skipped: int = 0  # files unchanged by mtime/size, or failed
+    unchanged_chunks: int = 0
+    deleted_chunks: int = 0
+    errors: tuple[tuple[str, str], ...] = ()  # (path, message)
+    seconds: float = 0.0
+    embedded: int = 0  # chunks given a vector in this run
+    deleted_files: int = 0

@@ -1,0 +1,68 @@
+"""Search filters, and the SQL that pushes them into both retrievers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from engine.db import day_number
+from engine.records import Person
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What narrows a search: source types, a date range (inclusive), people."""
+
+    source_types: tuple[str, ...] = ()
+    since: str | None = None  # ISO date
+    until: str | None = None  # ISO date, inclusive
+    people: tuple[Person, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.source_types or self.since or self.until or self.people)
+
+
+def _next_day(iso: str) -> str:
+    return (date.fromisoformat(iso[:10]) + timedelta(days=1)).isoformat()
+
+
+def chunk_filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]]:
+    """` AND …` conditions over the chunks table, with their parameters."""
+    sql: list[str] = []
+    params: list[Any] = []
+    if filters.source_types:
+        sql.append(f"{alias}.source_type IN ({','.join('?' * len(filters.source_types))})")
+        params += list(filters.source_types)
+    if filters.since:
+        sql.append(f"{alias}.content_date >= ?")
+        params.append(filters.since[:10])
+    if filters.until:
+        sql.append(f"{alias}.content_date < ?")
+        params.append(_next_day(filters.until))
+    if filters.people:
+        names = [n for p in filters.people for n in p.names]
+        alternatives = []
+        for name in names:
+            alternatives.append(f"instr(lower({alias}.people), lower(?)) > 0")
+            alternatives.append(f"instr(lower({alias}.content), lower(?)) > 0")
+            params += [name, name]
+        sql.append("(" + " OR ".join(alternatives) + ")")
+    return "".join(f" AND {s}" for s in sql), params
+
+
+def vec_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    """` AND …` conditions over vec0 metadata columns (applied during the KNN scan)."""
+    sql: list[str] = []
+    params: list[Any] = []
+    if filters.source_types:
+        sql.append(f"source_type IN ({','.join('?' * len(filters.source_types))})")
+        params += list(filters.source_types)
+    if filters.since:
+        sql.append("day >= ?")
+        params.append(day_number(filters.since[:10]))
+    if filters.until:
+        sql.append("day <= ? AND day > 0")
+        params.append(day_number(filters.until[:10]))
+    return "".join(f" AND {s}" for s in sql), params

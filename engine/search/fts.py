@@ -1,0 +1,62 @@
+"""Keyword side: turning any user text into a safe FTS5 query, and the BM25 SQL."""
+
+from __future__ import annotations
+
+import re
+
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself no nor not now of off on once only or other our ours ourselves out
+over own same she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves did does what's whats
+""".split())
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def query_terms(query: str, drop_stop_words: bool = True) -> list[str]:
+    """The words of a query, lower-cased, stop words dropped (first three raw words if none left).
+
+    Underscores split too, so `foo_bar` matches the FTS5 tokens `foo` and `bar`.
+    """
+    raw = [t for t in _TOKEN.findall(query.replace("_", " ").lower()) if t]
+    seen: dict[str, None] = {}
+    kept = [t for t in raw if not (drop_stop_words and t in STOP_WORDS)] or raw[:3]
+    for token in kept:
+        seen.setdefault(token[:64], None)
+    return list(seen)[:32]
+
+
+def quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match_expression(terms: list[str], prefix_last: bool = False) -> str | None:
+    """An FTS5 MATCH string that can never be a syntax error: every term quoted, OR-ed."""
+    if not terms:
+        return None
+    quoted = [quote(t) for t in terms]
+    if prefix_last and len(terms[-1]) >= 2:
+        quoted[-1] = quoted[-1] + "*"
+    return " OR ".join(quoted)
+
+
+def bm25_sql(filter_sql: str) -> str:
+    """Top-k BM25 over chunks_fts joined to chunks, with the filters pushed into the query.
+
+    Title hits weigh double: a title names what a chunk is about.
+    """
+    return (
+        "SELECT c.seq, bm25(chunks_fts, 1.0, 2.0) AS score FROM chunks_fts "
+        "JOIN chunks c ON c.seq = chunks_fts.rowid "
+        f"WHERE chunks_fts MATCH ?{filter_sql} ORDER BY score LIMIT ?"
+    )
+
+
+def highlight_sql(count: int) -> str:
+    marks = ",".join("?" * count)
+    return ("SELECT rowid, highlight(chunks_fts, 0, char(2), char(3)) FROM chunks_fts "
+            f"WHERE chunks_fts MATCH ? AND rowid IN ({marks})")

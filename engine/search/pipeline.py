@@ -1,0 +1,275 @@
+"""The search pipeline: retrieve, fuse, decay, inject, diversify, then dress the results."""
+
+from __future__ import annotations
+
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import apsw
+import numpy as np
+
+from engine import db
+from engine.embedders import Embedder, EmbedderError, create_embedder
+from engine.people import PeopleMatcher, load_people, profile_text
+from engine.records import Person, SearchResult
+from engine.search import fts, stages
+from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
+from engine.search.snippets import make_snippet
+from engine.settings import Settings
+
+MODES = ("hybrid", "vector", "bm25")
+KNN_MAX = 4096
+
+
+class SearchError(ValueError):
+    """A search that cannot run as asked (bad mode, bad date, unknown person)."""
+
+
+class NoIndexError(RuntimeError):
+    """There is no index yet at the configured path."""
+
+
+@dataclass
+class SearchResponse:
+    """Results plus what a front end should know: the mode used, warnings, timing."""
+
+    query: str
+    mode: str
+    results: list[SearchResult]
+    warnings: list[str] = field(default_factory=list)
+    took_ms: float = 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"query": self.query, "mode": self.mode, "took_ms": round(self.took_ms, 2),
+                "warnings": self.warnings, "results": [r.as_json() for r in self.results]}
+
+
+class Searcher:
+    """A read connection, the query embedder and the people table, reused across queries."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        path = settings.db_path
+        if not path.exists():
+            raise NoIndexError(f"no index at {path}; run 'memex reindex' or 'memex demo' first")
+        self.conn = db.connect(path, create=False)
+        if not db.has_schema(self.conn):
+            raise NoIndexError(f"{path} holds no Memex index; run 'memex reindex' first")
+        self._embedder = embedder
+        self._embedder_error: str | None = None
+        self.matcher = PeopleMatcher(load_people(settings))
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- retrievers -------------------------------------------------------------------------
+
+    def bm25(self, terms: list[str], k: int, filters: Filters, prefix: bool = False) -> list[int]:
+        expression = fts.match_expression(terms, prefix_last=prefix)
+        if expression is None:
+            return []
+        where, params = chunk_filter_sql(filters)
+        try:
+            rows = self.conn.execute(fts.bm25_sql(where), (expression, *params, k)).fetchall()
+        except apsw.Error:
+            return []
+        return [r[0] for r in rows]
+
+    def _query_vector(self, query: str, warnings: list[str]) -> np.ndarray | None:  # type: ignore[type-arg]
+        if self._embedder is None and self._embedder_error is None:
+            try:
+                self._embedder = create_embedder(self.settings)
+            except EmbedderError as exc:
+                self._embedder_error = str(exc)
+        if self._embedder is None:
+            warnings.append(f"embedder unavailable, keyword results only: {self._embedder_error}")
+            return None
+        expected = db.get_meta(self.conn, "embedder")
+        from engine.vectors import embedder_key
+
+        if expected and expected != embedder_key(self._embedder):
+            warnings.append("the index was embedded with another model; run 'memex reindex' "
+                            "to re-embed. Keyword results only.")
+            return None
+        try:
+            return self._embedder.embed_query(query)
+        except EmbedderError as exc:
+            warnings.append(f"embedder failed, keyword results only: {exc}")
+            return None
+
+    def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[int]:  # type: ignore[type-arg]
+        table = db.active_vec_table(self.conn)
+        if not table or not db.table_exists(self.conn, table):
+            return []
+        blob = qvec.astype(np.float32).tobytes()
+        if filters.people:
+            # People are not vec0 metadata: score the filtered chunks exactly instead.
+            where, params = chunk_filter_sql(filters)
+            rows = self.conn.execute(
+                "SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL"
+                f"{where} ORDER BY vec_distance_cosine(c.embedding, ?) LIMIT ?",
+                (*params, blob, k)).fetchall()
+            return [r[0] for r in rows]
+        where, params = vec_filter_sql(filters)
+        rows = self.conn.execute(
+            f"SELECT rowid FROM {table} WHERE embedding MATCH ? AND k = ?{where} ORDER BY distance",
+            (blob, min(k, KNN_MAX), *params)).fetchall()
+        return [r[0] for r in rows]
+
+    # -- pipeline ---------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int | None = None,
+               source_types: Sequence[str] | None = None, *, since: str | None = None,
+               until: str | None = None, people: Sequence[str] | None = None,
+               mode: str = "hybrid", explain: bool = False, prefix: bool = False,
+               now: datetime | None = None) -> SearchResponse:
+        started = time.perf_counter()
+        if mode not in MODES:
+            raise SearchError(f"unknown mode '{mode}' (use one of: {', '.join(MODES)})")
+        s = self.settings
+        limit = limit or s["search.limit"]
+        if limit < 1:
+            raise SearchError("limit must be at least 1")
+        filters = Filters(tuple(source_types or ()), _iso(since, "since"), _iso(until, "until"),
+                          self._people(people or ()))
+        warnings: list[str] = []
+        query = query.replace("\x00", " ")[:2000]
+        terms = fts.query_terms(query, s["search.stop_words"])
+        k = limit * s["search.overfetch"]
+        with self._lock:
+            lists: dict[str, list[int]] = {}
+            if mode in ("hybrid", "bm25"):
+                lists["bm25"] = self.bm25(terms, k, filters, prefix)
+            if mode in ("hybrid", "vector"):
+                qvec = self._query_vector(query, warnings) if query.strip() else None
+                if qvec is not None:
+                    lists["vector"] = self.vector(qvec, k, filters)
+                elif mode == "vector" or warnings:
+                    lists["bm25"] = self.bm25(terms, k, filters, prefix)
+                    mode = "bm25"
+            candidates = self._fuse(lists)
+            rows = self._rows([c.key for c in candidates])
+            candidates = [replace(c, source_type=rows[int(c.key)]["source_type"],
+                                  source_file=rows[int(c.key)]["source_file"],
+                                  content_date=rows[int(c.key)]["content_date"])
+                          for c in candidates if int(c.key) in rows]
+            candidates = self._rank(candidates, query, filters, now)[:limit]
+            results = self._dress(candidates, rows, terms, explain)
+        took = (time.perf_counter() - started) * 1000
+        return SearchResponse(query, mode, results, warnings, took)
+
+    def _fuse(self, lists: dict[str, list[int]]) -> list[stages.Candidate]:
+        s = self.settings
+        weights = {"bm25": s["search.bm25_weight"], "vector": s["search.vector_weight"]}
+        fused = stages.rrf_fuse({n: [str(x) for x in v] for n, v in lists.items()},
+                                s["search.rrf_k"], weights)
+        out = [stages.Candidate(key, score, ranks=ranks, explain={"rrf": round(score, 6), **{
+            f"{n}_rank": r + 1 for n, r in ranks.items()}}) for key, (score, ranks) in fused.items()]
+        return sorted(out, key=lambda c: c.score, reverse=True)
+
+    def _rank(self, candidates: list[stages.Candidate], query: str, filters: Filters,
+              now: datetime | None) -> list[stages.Candidate]:
+        s = self.settings
+        if s["search.recency"]:
+            clock = now or (datetime.fromisoformat(s.now) if s.now else datetime.now())
+            candidates = stages.apply_recency(candidates, clock, s["search.half_lives"],
+                                              s["search.default_half_life"], s["search.decay_floor"])
+        if s["search.entity_injection"] and not filters.source_types:
+            person = self.matcher.find(query)
+            profile = None if person is None else stages.Candidate(
+                f"profile:{person.slug}", 0.0, source_type="profile")
+            candidates = stages.inject_entity(candidates, profile)
+        if s["search.diversity"]:
+            candidates = stages.mmr_diversify(candidates, s["search.mmr_top"],
+                                              s["search.mmr_lambda"], s["search.max_per_type"])
+        return candidates
+
+    def _rows(self, keys: list[str]) -> dict[int, dict[str, Any]]:
+        seqs = [int(k) for k in keys if k.isdigit()]
+        if not seqs:
+            return {}
+        marks = ",".join("?" * len(seqs))
+        cursor = self.conn.execute(
+            "SELECT seq, id, source_file, source_type, content, content_date, title, location, "
+            f"metadata FROM chunks WHERE seq IN ({marks})", seqs)
+        names = ("seq", "id", "source_file", "source_type", "content", "content_date", "title",
+                 "location", "metadata")
+        return {row[0]: dict(zip(names, row, strict=True)) for row in cursor}
+
+    def _highlights(self, terms: list[str], seqs: list[int]) -> dict[int, str]:
+        expression = fts.match_expression(terms)
+        if expression is None or not seqs:
+            return {}
+        try:
+            return dict(self.conn.execute(fts.highlight_sql(len(seqs)), (expression, *seqs)))
+        except apsw.Error:
+            return {}
+
+    def _dress(self, candidates: list[stages.Candidate], rows: dict[int, dict[str, Any]],
+               terms: list[str], explain: bool) -> list[SearchResult]:
+        seqs = [int(c.key) for c in candidates if c.key.isdigit()]
+        marked = self._highlights(terms, seqs)
+        results = []
+        for c in candidates:
+            if c.key.startswith("profile:"):
+                results.append(self._profile_result(c, explain))
+                continue
+            row = rows[int(c.key)]
+            snippet, matched = make_snippet(row["content"], marked.get(row["seq"]),
+                                            self.settings["search.snippet_chars"])
+            results.append(SearchResult(
+                id=row["id"], content=row["content"], source_file=row["source_file"],
+                source_type=row["source_type"], score=c.score, matched_terms=matched,
+                content_date=row["content_date"], title=row["title"], snippet=snippet,
+                location=row["location"], profile=None,
+                explain=dict(c.explain) if explain else None))
+        return results
+
+    def _profile_result(self, c: stages.Candidate, explain: bool) -> SearchResult:
+        slug = c.key.split(":", 1)[1]
+        person = next(p for p in self.matcher.people if p.slug == slug)
+        text = profile_text(person)
+        return SearchResult(
+            id=c.key, content=text, source_file=str(self.settings["people_file"]),
+            source_type="profile", score=c.score, title=person.name,
+            snippet=text[: self.settings["search.snippet_chars"]], profile=person.as_dict(),
+            explain=dict(c.explain) if explain else None)
+
+    def _people(self, names: Sequence[str]) -> tuple[Person, ...]:
+        found = []
+        for name in names:
+            person = self.matcher.by_name(name)
+            if person is None:
+                # An unknown name still filters, by the name itself.
+                person = Person(name=name, slug=name.lower())
+            found.append(person)
+        return tuple(found)
+
+
+def _iso(value: str | None, what: str) -> str | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.strip()).date().isoformat()
+    except ValueError:
+        raise SearchError(f"--{what} must be a date like 2026-05-31, got '{value}'") from None
+
+
+_SEARCHERS: dict[tuple[str, int], Searcher] = {}
+
+
+def cached_searcher(settings: Settings) -> Searcher:
+    """One Searcher per index and settings object in this process (warm queries)."""
+    key = (str(Path(settings.db_path).resolve()), id(settings))
+    if key not in _SEARCHERS:
+        _SEARCHERS[key] = Searcher(settings)
+    return _SEARCHERS[key]
+
+

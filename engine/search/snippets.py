@@ -1,0 +1,31 @@
+"""Snippets: the passage of a chunk with most matched terms, the terms marked with **…**."""
+
+from __future__ import annotations
+
+import re
+
+START, END = "\x02", "\x03"
+_MARKED = re.compile(f"{START}(.*?){END}", re.DOTALL)
+
+
+def make_snippet(content: str, highlighted: str | None, width: int) -> tuple[str, tuple[str, ...]]:
+    """(snippet, matched terms). `highlighted` is FTS5 highlight() output, or None."""
+    if not highlighted or START not in highlighted:
+        text = " ".join(content.split())
+        return (text[:width].rstrip() + ("…" if len(text) > width else "")), ()
+    flat = " ".join(highlighted.split())
+    matched = tuple(dict.fromkeys(m.lower() for m in _MARKED.findall(flat)))
+    starts = [m.start() for m in _MARKED.finditer(flat)]
+    best_start, best_count = starts[0], 0
+    for s in starts:
+        count = sum(1 for t in starts if s <= t < s + width)
+        if count > best_count:
+            best_start, best_count = s, count
+    begin = max(0, best_start - width // 4)
+    begin = flat.rfind(" ", 0, begin) + 1 if begin else 0
+    end = min(len(flat), begin + width + 4 * best_count)
+    piece = flat[begin:end]
+    if piece.count(START) != piece.count(END):
+        piece += END
+    piece = piece.replace(START, "**").replace(END, "**")
+    return ("…" if begin else "") + piece.strip() + ("…" if end < len(flat) else ""), matched

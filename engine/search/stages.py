@@ -1,0 +1,108 @@
+"""Ranking stages: each a pure function over a list of candidates, constants passed in."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A chunk on its way through the pipeline."""
+
+    key: str  # chunk id, or "profile:<slug>"
+    score: float
+    source_type: str = ""
+    source_file: str = ""
+    content_date: str | None = None
+    ranks: Mapping[str, int] = field(default_factory=dict)  # retriever -> 0-based rank
+    explain: Mapping[str, Any] = field(default_factory=dict)
+
+    def noted(self, **notes: Any) -> Candidate:
+        return replace(self, explain={**self.explain, **notes})
+
+
+def rrf_fuse(lists: Mapping[str, Sequence[str]], k: float,
+             weights: Mapping[str, float] | None = None) -> dict[str, tuple[float, dict[str, int]]]:
+    """Reciprocal Rank Fusion: score = Σ w / (k + rank + 1) over the lists that hold the key."""
+    fused: dict[str, tuple[float, dict[str, int]]] = {}
+    for name, keys in lists.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        for rank, key in enumerate(keys):
+            score, ranks = fused.get(key, (0.0, {}))
+            fused[key] = (score + weight / (k + rank + 1), {**ranks, name: rank})
+    return fused
+
+
+def age_days(content_date: str | None, now: datetime) -> float | None:
+    if not content_date:
+        return None
+    try:
+        when = datetime.fromisoformat(content_date[:19])
+    except ValueError:
+        return None
+    return max(0.0, (now - when).total_seconds() / 86400.0)
+
+
+def recency_factor(age: float | None, half_life: float, floor: float) -> float:
+    """2^(-age/half_life), never below the floor; undated content is not decayed."""
+    if age is None or half_life <= 0:
+        return 1.0
+    return max(floor, 2.0 ** (-age / half_life))
+
+
+def apply_recency(candidates: Sequence[Candidate], now: datetime,
+                  half_lives: Mapping[str, float], default_half_life: float,
+                  floor: float) -> list[Candidate]:
+    out = []
+    for c in candidates:
+        factor = recency_factor(age_days(c.content_date, now),
+                                half_lives.get(c.source_type, default_half_life), floor)
+        out.append(replace(c, score=c.score * factor).noted(recency=round(factor, 4)))
+    return sorted(out, key=lambda c: c.score, reverse=True)
+
+
+def inject_entity(candidates: Sequence[Candidate], profile: Candidate | None) -> list[Candidate]:
+    """Insert one synthetic profile with a score near the median; skipped if already there."""
+    out = list(candidates)
+    if profile is None or any(c.key == profile.key for c in out):
+        return out
+    median = statistics.median([c.score for c in out]) if out else 1.0
+    injected = replace(profile, score=median).noted(injected="median score")
+    position = next((i for i, c in enumerate(out) if c.score < median), len(out))
+    out.insert(position, injected)
+    return out
+
+
+def similarity(a: Candidate, b: Candidate) -> float:
+    if a.source_file and a.source_file == b.source_file:
+        return 1.0
+    if a.source_type == b.source_type:
+        return 0.5
+    return 0.0
+
+
+def mmr_diversify(candidates: Sequence[Candidate], top: int, lam: float,
+                  max_per_type: int) -> list[Candidate]:
+    """Greedy MMR over the head: λ·relevance − (1−λ)·max similarity, ≤ max_per_type per type.
+
+    Relevance is the score scaled to the head's best, so λ means the same at any score scale.
+    Only the head is reordered; the tail keeps its order after it.
+    """
+    pool = list(candidates)
+    if len(pool) <= 1 or top <= 1:
+        return pool
+    best = max(c.score for c in pool) or 1.0
+    head: list[Candidate] = []
+    per_type: dict[str, int] = {}
+    while pool and len(head) < top:
+        allowed = [c for c in pool if per_type.get(c.source_type, 0) < max_per_type] or pool
+        chosen = max(allowed, key=lambda c: lam * c.score / best - (1 - lam) * max(
+            (similarity(c, h) for h in head), default=0.0))
+        pool.remove(chosen)
+        head.append(chosen.noted(mmr_position=len(head)))
+        per_type[chosen.source_type] = per_type.get(chosen.source_type, 0) + 1
+    return head + pool
