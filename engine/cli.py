@@ -21,7 +21,7 @@ from engine.indexer import reindex
 from engine.records import IndexStats, SearchResult
 from engine.resources import demo_dir
 from engine.routes import discover
-from engine.search import MODES, NoIndexError, SearchError, Searcher, SearchResponse
+from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
 from engine.settings import Settings, SettingsError, load_settings
 from engine.status import collect_status
 

@@ -161,7 +161,7 @@ class Indexer:
         self.run.unchanged += len(chunks) - len(new)
         self.run.deleted += len(gone)
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray | None:  # type: ignore[type-arg]
+    def _embed(self, texts: Sequence[str]) -> np.ndarray | None:
         if self.embedder is None or not texts:
             return None
         try:
@@ -174,7 +174,7 @@ class Indexer:
         self.run.embedded += len(texts)
         return out
 
-    def _insert(self, chunk: Chunk, vector: np.ndarray | None, ordinal: int) -> None:  # type: ignore[type-arg]
+    def _insert(self, chunk: Chunk, vector: np.ndarray | None, ordinal: int) -> None:
         blob = None if vector is None else vector.astype(np.float32).tobytes()
         self.conn.execute(
             "INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "

@@ -164,6 +164,7 @@ def _coerce(name: str, value: Any) -> Any:
     if not isinstance(value, want) or (want is int and isinstance(value, bool)):
         raise SettingsError(f"setting '{name}' must be a {want.__name__}, got {value!r}")
     if name == "search.half_lives":
+        assert isinstance(value, dict)
         return {**DEFAULT_HALF_LIVES, **{str(k): float(v) for k, v in value.items()}}
     return value
 

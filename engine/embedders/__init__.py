@@ -46,16 +46,16 @@ def register(name: str) -> Callable[[EmbedderFactory], EmbedderFactory]:
 
 def _load_builtin() -> None:
     # Importing registers; remote embedders import their client lazily inside.
+    import importlib
+
     from engine.embedders import hashing, local  # noqa: F401
 
-    try:
-        from engine.embedders import openai_embedder  # noqa: F401
-    except ImportError:
-        pass
-    try:
-        from engine.embedders import sentence_transformers  # noqa: F401
-    except ImportError:
-        pass
+    for module in ("openai_embedder", "sentence_transformers"):
+        try:
+            importlib.import_module(f"engine.embedders.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"engine.embedders.{module}":
+                raise
 
 
 def create_embedder(settings: Settings) -> Embedder:
@@ -71,4 +71,5 @@ def create_embedder(settings: Settings) -> Embedder:
 def normalise(vectors: Vectors) -> Vectors:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (vectors / norms).astype(np.float32)
+    out: Vectors = (vectors / norms).astype(np.float32)
+    return out

@@ -35,7 +35,8 @@ class HashingEmbedder:
         return normalise(out)
 
     def embed_query(self, text: str) -> Vectors:
-        return self.embed([text])[0]
+        vector: Vectors = self.embed([text])[0]
+        return vector
 
 
 @register("hashing")

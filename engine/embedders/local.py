@@ -87,7 +87,8 @@ class LocalEmbedder:
         return out
 
     def embed_query(self, text: str) -> Vectors:
-        return self.embed([text])[0]
+        vector: Vectors = self.embed([text])[0]
+        return vector
 
     def _run(self, encodings: list) -> Vectors:  # type: ignore[type-arg]
         width = max(len(e.ids) for e in encodings)

@@ -162,7 +162,7 @@ def chat_drafts(messages: Iterable[Message], source_label: str, prefix: str = "#
     by_conversation: dict[str, list[Message]] = {}
     for message in messages:
         by_conversation.setdefault(message.conversation, []).append(message)
-    drafts = []
+    drafts: list[Draft] = []
     for conversation_messages in by_conversation.values():
         ordered = sorted(conversation_messages, key=lambda m: m.epoch)
         drafts.extend(window_draft(w, source_label, prefix) for w in message_windows(ordered))

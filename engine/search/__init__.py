@@ -3,8 +3,8 @@
 from engine.search.pipeline import (
     MODES,
     NoIndexError,
-    SearchError,
     Searcher,
+    SearchError,
     SearchResponse,
     cached_searcher,
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import threading
 import time
 from collections.abc import Sequence
@@ -82,7 +81,7 @@ class Searcher:
             return []
         return [r[0] for r in rows]
 
-    def _query_vector(self, query: str, warnings: list[str]) -> np.ndarray | None:  # type: ignore[type-arg]
+    def _query_vector(self, query: str, warnings: list[str]) -> np.ndarray | None:
         if self._embedder is None and self._embedder_error is None:
             try:
                 self._embedder = create_embedder(self.settings)
@@ -104,7 +103,7 @@ class Searcher:
             warnings.append(f"embedder failed, keyword results only: {exc}")
             return None
 
-    def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[int]:  # type: ignore[type-arg]
+    def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[int]:
         table = db.active_vec_table(self.conn)
         if not table or not db.table_exists(self.conn, table):
             return []

@@ -51,7 +51,7 @@ def recency_factor(age: float | None, half_life: float, floor: float) -> float:
     """2^(-age/half_life), never below the floor; undated content is not decayed."""
     if age is None or half_life <= 0:
         return 1.0
-    return max(floor, 2.0 ** (-age / half_life))
+    return float(max(floor, 2.0 ** (-age / half_life)))
 
 
 def apply_recency(candidates: Sequence[Candidate], now: datetime,

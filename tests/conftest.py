@@ -1,0 +1,92 @@
+"""Shared fixtures: settings on temporary folders, the demo index built once and copied."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from engine import db  # noqa: E402
+from engine.indexer import reindex  # noqa: E402
+from engine.resources import demo_dir  # noqa: E402
+from engine.settings import Settings, load_settings  # noqa: E402
+
+DEMO_TODAY = "2026-06-30T12:00:00"
+EMPTY_ENV: dict[str, str] = {}
+
+
+def make_settings(root: Path | list[Path], db_path: Path, **overrides: Any) -> Settings:
+    """Settings for a test: no user config file, no environment, the given roots and index."""
+    roots = root if isinstance(root, list) else [root]
+    config = db_path.parent / "no-config.toml"
+    config.write_text("")
+    overrides.setdefault("now", DEMO_TODAY)
+    return load_settings(config, env=EMPTY_ENV, roots=[str(r) for r in roots],
+                         db=str(db_path), log_dir=str(db_path.parent / "logs"), **overrides)
+
+
+def assert_consistent(db_path: Path) -> dict[str, int]:
+    """Chunk, FTS and vector counts agree, and the FTS5 rank=1 integrity-check passes."""
+    conn = db.connect(db_path, create=False)
+    try:
+        counts = db.counts(conn)
+        assert counts["chunks"] == counts["fts"], counts
+        assert counts["embedded"] == counts["vectors"], counts
+        assert db.fts_integrity_ok(conn)
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+    return counts
+
+
+@pytest.fixture
+def settings_factory(tmp_path: Path) -> Callable[..., Settings]:
+    def factory(root: Path | list[Path] | None = None, **overrides: Any) -> Settings:
+        if root is None:
+            root = tmp_path / "root"
+            root.mkdir(exist_ok=True)
+        return make_settings(root, tmp_path / "index" / "memex.db", **overrides)
+
+    (tmp_path / "index").mkdir()
+    return factory
+
+
+@pytest.fixture(scope="session")
+def demo_master(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The demo layer indexed once per session with the real local model: (root, db)."""
+    base = tmp_path_factory.mktemp("demo-master")
+    root = base / "demo"
+    shutil.copytree(demo_dir(), root)
+    db_path = base / "index" / "memex.db"
+    db_path.parent.mkdir()
+    stats = reindex(settings=make_settings(root, db_path))
+    assert stats.chunks > 0
+    conn = db.connect(db_path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return root, db_path
+
+
+@pytest.fixture
+def demo_index(demo_master: tuple[Path, Path], tmp_path: Path) -> Settings:
+    """A private copy of the demo index and its data layer, for one test."""
+    master_root, master_db = demo_master
+    root = tmp_path / "demo"
+    shutil.copytree(master_root, root)
+    db_path = tmp_path / "index" / "memex.db"
+    db_path.parent.mkdir()
+    shutil.copy(master_db, db_path)
+    # Chunks store absolute paths: point the copy's rows at the copied layer.
+    conn = db.connect(db_path)
+    old, new = str(master_root), str(root)
+    with db.transaction(conn):
+        conn.execute("UPDATE chunks SET source_file = replace(source_file, ?, ?)", (old, new))
+        conn.execute("UPDATE index_state SET source_file = replace(source_file, ?, ?)", (old, new))
+    conn.close()
+    return make_settings(root, db_path)
