@@ -286,6 +286,21 @@ def _load_plugins() -> None:
                 raise
 
 
+def _glue_values(argv: Sequence[str]) -> list[str]:
+    """`--search -x` would read -x as an option: glue free-text values to their flag."""
+    out: list[str] = []
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        if items[i] in ("--search", "--query", "--person") and i + 1 < len(items):
+            out.append(f"{items[i]}={items[i + 1]}")
+            i += 2
+        else:
+            out.append(items[i])
+            i += 1
+    return out
+
+
 def run(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run one headless command; returns the exit code. Used in-process by the tests."""
     out = out or sys.stdout
@@ -295,7 +310,7 @@ def run(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = Non
         _load_plugins()
         if argv and argv[0] in COMMANDS:
             return COMMANDS[argv[0]](argv[1:], out)
-        args = search_parser().parse_args(argv)
+        args = search_parser().parse_args(_glue_values(argv))
         if args.version:
             from engine import __version__
 

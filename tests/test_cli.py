@@ -1,0 +1,115 @@
+"""The headless CLI in-process: every command, every exit code, the --json schema."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from engine.cli import run
+from engine.settings import Settings
+from tests.test_indexing import write_layer
+
+RESULT_KEYS = {"id", "source_type", "source_file", "content_date", "score", "title", "snippet",
+               "content", "matched_terms", "location", "profile"}
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def layer(settings_factory: Callable[..., Settings], tmp_path: Path) -> list[str]:
+    settings = settings_factory()
+    write_layer(settings.roots[0])
+    config = tmp_path / "config.toml"
+    config.write_text('[embedder]\nname = "hashing"\n')
+    return ["--root", str(settings.roots[0]), "--db", str(settings.db_path),
+            "--config", str(config)]
+
+
+def test_search_before_any_index_exits_3(layer: list[str]) -> None:
+    code, out, err = cli(*layer, "--search", "beans")
+    assert code == 3 and "no index" in err and "Traceback" not in err
+
+
+def test_reindex_search_status_discover(layer: list[str]) -> None:
+    code, out, _ = cli("reindex", *layer)
+    assert code == 0 and "new chunk(s)" in out
+    code, out, _ = cli(*layer, "--search", "climbing beans poles", "--json", "--limit", "3")
+    payload = json.loads(out)
+    assert code == 0 and set(payload) == {"query", "mode", "took_ms", "warnings", "results"}
+    assert payload["mode"] == "hybrid" and 1 <= len(payload["results"]) <= 3
+    top = payload["results"][0]
+    assert set(top) == RESULT_KEYS
+    assert "beans" in top["content"].lower() and "beans" in top["matched_terms"]
+    assert "**" in top["snippet"]
+    code, out, _ = cli(*layer, "--search", "beans", "--explain")
+    assert code == 0 and "explain:" in out and "bm25_rank" in out
+    code, out, _ = cli("status", *layer, "--json")
+    status = json.loads(out)
+    assert code == 0 and status["per_type"]["note"] == 3 and status["chunks"] > 20
+    code, out, _ = cli("discover", *layer)
+    assert code == 0 and "2 file(s)" in out
+    code, out, _ = cli("discover", *layer, "--changed")
+    assert code == 0 and "0 file(s)" in out
+
+
+def test_usage_errors_exit_2(layer: list[str]) -> None:
+    cli("reindex", *layer)
+    for argv in (["--search", "x", "--mode", "fuzzy"], ["--search", "x", "--since", "May"],
+                 ["--search", "x", "--limit", "0"], ["--bogus"], []):
+        code, _, err = cli(*layer, *argv) if argv else cli("discover", "--nope")
+        assert code == 2, argv
+        assert err.startswith("memex: ") and err.count("\n") == 1
+
+
+def test_bad_config_exits_2(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("[search]\nnope = 1\n")
+    code, _, err = cli("--config", str(config), "--search", "x")
+    assert code == 2 and "unknown setting" in err
+
+
+def test_unusable_index_exits_4(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not a database at all" * 100)
+    code, _, err = cli("--db", str(bad), "--root", str(tmp_path), "--search", "x")
+    assert code == 4 and "Traceback" not in err
+
+
+def test_no_results_is_success(layer: list[str]) -> None:
+    cli("reindex", *layer)
+    code, out, _ = cli(*layer, "--search", "zzzqqq", "--mode", "bm25")
+    assert code == 0 and "No results" in out
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(alphabet=st.characters(), max_size=300) | st.sampled_from(
+    ['"', "AND", "c++", "NEAR(", "(", "*", "^", "a:b", "🎉", "\x00", "x" * 10000]))
+def test_any_query_string_is_safe(layer: list[str], query: str) -> None:
+    if not Path(layer[3]).exists():
+        cli("reindex", *layer)
+    code, out, err = cli(*layer, "--search", query, "--json")
+    assert code == 0, err
+    assert isinstance(json.loads(out)["results"], list)
+
+
+def test_headless_commands_never_import_qt(layer: list[str]) -> None:
+    cli("reindex", *layer)
+    script = (
+        "import sys; from desktop.launcher import main; "
+        f"code = main({layer + ['--search', 'beans', '--json']!r}); "
+        "assert 'PySide6' not in sys.modules, 'PySide6 imported'; sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"]

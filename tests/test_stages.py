@@ -1,0 +1,111 @@
+"""Each ranking stage on literal lists."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from engine.people import PeopleMatcher
+from engine.records import Person
+from engine.search import fts
+from engine.search.stages import (
+    Candidate,
+    apply_recency,
+    inject_entity,
+    mmr_diversify,
+    recency_factor,
+    rrf_fuse,
+)
+
+
+def test_rrf_is_the_sum_of_reciprocal_ranks() -> None:
+    fused = rrf_fuse({"bm25": ["a", "b"], "vector": ["b", "c"]}, k=60)
+    assert fused["a"][0] == pytest.approx(1 / 61)
+    assert fused["b"][0] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["c"][0] == pytest.approx(1 / 62)
+    assert fused["b"][1] == {"bm25": 1, "vector": 0}
+
+
+def test_rrf_weights_scale_each_list() -> None:
+    fused = rrf_fuse({"bm25": ["a"], "vector": ["b"]}, k=60, weights={"bm25": 2.0, "vector": 0.5})
+    assert fused["a"][0] == pytest.approx(2 / 61)
+    assert fused["b"][0] == pytest.approx(0.5 / 61)
+
+
+def test_recency_halves_at_the_half_life_and_stops_at_the_floor() -> None:
+    assert recency_factor(0, 35, 0.25) == 1.0
+    assert recency_factor(35, 35, 0.25) == pytest.approx(0.5)
+    assert recency_factor(70, 35, 0.25) == pytest.approx(0.25)
+    assert recency_factor(3650, 35, 0.25) == 0.25
+    assert recency_factor(None, 35, 0.25) == 1.0
+
+
+def test_apply_recency_reorders_by_decayed_score() -> None:
+    now = datetime(2026, 6, 30)
+    old = Candidate("old", 1.0, source_type="slack", content_date="2025-06-30")
+    new = Candidate("new", 0.6, source_type="slack", content_date="2026-06-29")
+    ranked = apply_recency([old, new], now, {"slack": 35}, 60, 0.25)
+    assert [c.key for c in ranked] == ["new", "old"]
+    assert ranked[1].score == pytest.approx(0.25)
+    assert ranked[1].explain["recency"] == 0.25
+
+
+def test_entity_injection_uses_the_median_and_happens_once() -> None:
+    cands = [Candidate(str(i), s) for i, s in enumerate([0.9, 0.5, 0.3, 0.1])]
+    profile = Candidate("profile:ann", 0.0, source_type="profile")
+    out = inject_entity(cands, profile)
+    assert [c.key for c in out] == ["0", "1", "profile:ann", "2", "3"]
+    assert out[2].score == pytest.approx(0.4)
+    assert inject_entity(out, profile) == out
+
+
+def test_mmr_caps_each_type_in_the_head() -> None:
+    cands = [Candidate(f"s{i}", 1.0 - i * 0.01, source_type="slack", source_file=f"f{i}")
+             for i in range(6)]
+    cands.append(Candidate("n1", 0.5, source_type="note", source_file="n"))
+    out = mmr_diversify(cands, top=5, lam=0.7, max_per_type=3)
+    head_types = [c.source_type for c in out[:5]]
+    assert head_types.count("slack") <= 4  # only slack and one note remain to fill the head
+    assert out[:4].count(cands[-1]) == 0 or "note" in head_types
+    assert "note" in head_types
+    assert sorted(c.key for c in out) == sorted(c.key for c in cands)
+
+
+def test_mmr_prefers_another_file_over_the_same_file() -> None:
+    a1 = Candidate("a1", 1.0, source_type="slack", source_file="a")
+    a2 = Candidate("a2", 0.95, source_type="slack", source_file="a")
+    b1 = Candidate("b1", 0.9, source_type="slack", source_file="b")
+    out = mmr_diversify([a1, a2, b1], top=3, lam=0.7, max_per_type=3)
+    assert [c.key for c in out] == ["a1", "b1", "a2"]
+
+
+def test_people_match_longest_name_first_on_word_boundaries() -> None:
+    ann = Person("Ann", "ann")
+    ann_lee = Person("Ann Lee", "ann-lee", aliases=("Annie",))
+    matcher = PeopleMatcher([ann, ann_lee])
+    assert matcher.find("lunch with ann lee tomorrow") == ann_lee
+    assert matcher.find("what did ANN say") == ann
+    assert matcher.find("annual review") is None
+    assert matcher.find("call Annie") == ann_lee
+    assert matcher.by_name("annie") == ann_lee
+
+
+@pytest.mark.parametrize("query", [
+    'c++ AND "unbalanced', "NEAR(a b)", "foo-bar", "*", "(((", "AND OR NOT", '"', "",
+    "col:value ^start", "emoji 🎉 test", "a" * 10000, "x\x00y",
+])
+def test_sanitiser_always_makes_a_valid_expression(query: str) -> None:
+    expression = fts.match_expression(fts.query_terms(query))
+    if expression is not None:
+        import apsw
+
+        conn = apsw.Connection(":memory:")
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+        conn.execute("INSERT INTO t VALUES ('some text')")
+        list(conn.execute("SELECT * FROM t WHERE t MATCH ?", (expression,)))
+
+
+def test_stop_words_are_dropped_unless_nothing_is_left() -> None:
+    assert fts.query_terms("what did she say about the budget") == ["say", "budget"]
+    assert fts.query_terms("what is it") == ["what", "is", "it"]
