@@ -82,6 +82,82 @@ def parse_date(value: Any) -> str | None:
     return parsed.strftime("%Y-%m-%dT%H:%M:%S")
 
 
+def to_epoch(iso: str) -> float:
+    """Seconds since the epoch of an ISO date or datetime taken as UTC (as `parse_date` gives)."""
+    parsed = datetime.fromisoformat(iso)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.timestamp()
+
+
+def load_json(text: str) -> Any:
+    """A whole JSON document, or ExtractError: a file that is not JSON cannot be read at all."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ExtractError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _skip_space(text: str, position: int) -> int:
+    match = _SPACE.match(text, position)
+    return match.end() if match else position
+
+
+def json_array_items(text: str, result: Extraction) -> list[tuple[int, Any]] | None:
+    """(line, item) for each item of a top-level JSON array, or None if the text is no array.
+
+    Items are decoded one by one, so each knows its line, and a file cut off or broken in
+    the middle keeps the items before the damage (the damage is recorded as a problem).
+    """
+    decoder = json.JSONDecoder()
+    position = _skip_space(text, 0)
+    if not text.startswith("[", position):
+        return None
+    items: list[tuple[int, Any]] = []
+    line, counted = 1, 0
+    position += 1
+    while True:
+        position = _skip_space(text, position)
+        if text.startswith("]", position):
+            return items
+        try:
+            item, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            if not items:
+                raise ExtractError(f"not JSON: {exc.msg}") from None
+            result.problems.append(f"item {len(items) + 1}: broken JSON ({exc.msg}); rest skipped")
+            return items
+        line += text.count("\n", counted, position)
+        counted = position
+        items.append((line, item))
+        position = _skip_space(text, end)
+        if text.startswith(",", position):
+            position += 1
+
+
+class LineFinder:
+    """Line numbers of items in a pretty-printed JSON file, found in file order.
+
+    `json` gives no positions, but exports list their items in file order, so a forward-only
+    search for each item's key (`"id": 42,`) finds the right line even when ids repeat
+    across chats. Compact one-line JSON simply yields line 1.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.position = 0
+
+    def find(self, needle: str) -> int | None:
+        for index in range(self.position, len(self.lines)):
+            if needle in self.lines[index]:
+                self.position = index
+                return index + 1
+        return None
+
+
 def jsonl_records(text: str, result: Extraction) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each good line; a bad line is a problem, not a failure."""
     for number, line in enumerate(text.splitlines(), start=1):

@@ -7,6 +7,7 @@ codebase_doc: all are Markdown that differ only in their route and half-life.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -86,8 +87,13 @@ def _split_long(text: str, limit: int) -> list[str]:
 
 
 def note_title(front: dict[str, Any], path: PurePath) -> str:
+    """Front matter `title`, else the file name: `2024-03-11` stays a date, a dated
+    `2023-09-17-lakes-loop` reads `lakes loop` (the date is the chunk's content_date)."""
     title = front.get("title")
-    return str(title) if title else path.stem.replace("_", " ").replace("-", " ").strip()
+    if title:
+        return str(title)
+    rest = re.sub(r"^\d{4}-\d{2}-\d{2}[ _-]*", "", path.stem)
+    return rest.replace("_", " ").replace("-", " ").strip() if rest else path.stem
 
 
 def _as_list(value: Any) -> list[str]:
@@ -112,6 +118,8 @@ def markdown_drafts(text: str, path: PurePath, label: str = "Note") -> Extractio
     if tags:
         header_lines.append("Tags: " + ", ".join(tags))
     result = Extraction()
+    if not front and text.startswith("---\n") and first_line == 1:
+        result.problems.append("line 1: front matter is not readable YAML; read as text")
     for section in sections(body, first_line):
         body_text = "\n".join(section.lines).strip()
         if not body_text:
@@ -129,7 +137,18 @@ def markdown_drafts(text: str, path: PurePath, label: str = "Note") -> Extractio
     return result
 
 
-@register("note", "journal", "scratch", "transcript", "board_summary", "rwgps_memory",
-          "entity_file", "codebase_doc")
-def extract_markdown(data: bytes, path: PurePath) -> Extraction:
-    return markdown_drafts(decode(data), path)
+# The label starts every chunk ("Journal: 2024-03-11"), so a hit says what it is from.
+LABELS = {"note": "Note", "journal": "Journal", "scratch": "Scratch", "transcript": "Transcript",
+          "board_summary": "Board summary", "rwgps_memory": "Ride", "entity_file": "Entity",
+          "codebase_doc": "Code doc"}
+
+
+def _labelled(label: str) -> Callable[[bytes, PurePath], Extraction]:
+    def extract_markdown(data: bytes, path: PurePath) -> Extraction:
+        return markdown_drafts(decode(data), path, label)
+
+    return extract_markdown
+
+
+for _source_type, _label in LABELS.items():
+    register(_source_type)(_labelled(_label))

@@ -1,51 +1,110 @@
-"""WebVTT and SRT meeting transcripts: cues with `<v Name>` voice tags or `Name:` prefixes."""
+"""WebVTT and SRT meeting transcripts: cues with `<v Name>` voice tags or `Name:` prefixes.
+
+Consecutive cues of one speaker merge into one turn (up to a segment's size); a turn's
+location is its first cue's start time (`t:HH:MM:SS`), which players can seek to.
+NOTE, STYLE and REGION blocks are skipped; a cue whose timing line is broken is a problem.
+"""
 
 from __future__ import annotations
 
+import html
 import re
+from dataclasses import dataclass
 from pathlib import PurePath
 
 from engine.extractors import Extraction
-from engine.extractors.chunking import date_from_name, decode
+from engine.extractors.chunking import SEGMENT_CHARS, date_from_name, decode
 from engine.extractors.meeting import Turn, segment_drafts
 
-_TIME = re.compile(r"(\d{1,2}:)?(\d{2}):(\d{2})[.,](\d{3})\s*-->")
+_TIMING = re.compile(r"^\s*(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})\s*-->\s*\S+")
 _VOICE = re.compile(r"<v(?:\.[^ >]*)?\s+([^>]+)>")
 _TAG = re.compile(r"</?[^>]+>")
-_PREFIX = re.compile(r"^([A-Z][\w .'\-]{0,40}):\s+(.*)$")
+_PREFIX = re.compile(r"^(?:-\s*)?([A-Z][\w .'\-]{0,40}):\s+(.*)$")
+_SKIPPED_BLOCKS = ("NOTE", "STYLE", "REGION", "WEBVTT")
 
 
-def _cue_turns(text: str) -> list[Turn]:
-    turns: list[Turn] = []
-    blocks = re.split(r"\n\s*\n", text.replace("\r\n", "\n"))
-    line_no = 1
-    for block in blocks:
-        lines = block.strip("\n").split("\n")
-        start_line = line_no
-        line_no += block.count("\n") + 2
-        time_index = next((i for i, ln in enumerate(lines) if _TIME.search(ln)), None)
-        if time_index is None:
+@dataclass
+class Cue:
+    start: str  # t:HH:MM:SS
+    line: int
+    lines: list[str]
+
+
+def _blocks(text: str) -> list[tuple[int, list[str]]]:
+    """Blank-line separated blocks with the line number of their first line."""
+    blocks: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    start = 1
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            if not current:
+                start = number
+            current.append(line.rstrip("\r"))
+        elif current:
+            blocks.append((start, current))
+            current = []
+    if current:
+        blocks.append((start, current))
+    return blocks
+
+
+def _cues(text: str, result: Extraction) -> list[Cue]:
+    cues = []
+    for start, lines in _blocks(text):
+        if lines[0].split(" ")[0].split("\t")[0] in _SKIPPED_BLOCKS:
             continue
-        match = _TIME.search(lines[time_index])
-        assert match is not None
-        hours = (match[1] or "0:")[:-1]
-        when = f"t:{int(hours):02d}:{match[2]}:{match[3]}"
-        raw = " ".join(lines[time_index + 1:]).strip()
+        timing = next((i for i, ln in enumerate(lines[:2]) if "-->" in ln), None)
+        match = _TIMING.match(lines[timing]) if timing is not None else None
+        if timing is None or match is None:
+            result.problems.append(f"line {start}: cue without a readable timing line")
+            continue
+        when = f"t:{int(match[1] or 0):02d}:{int(match[2]):02d}:{match[3]}"
+        cues.append(Cue(when, start + timing, lines[timing + 1:]))
+    return cues
+
+
+def _spoken(cue: Cue) -> list[tuple[str, str]]:
+    """(speaker, text) pairs of one cue; a cue may hold several voices, one per line."""
+    pairs: list[tuple[str, str]] = []
+    for raw in cue.lines:
         voice = _VOICE.search(raw)
         speaker = voice[1].strip() if voice else ""
-        spoken = _TAG.sub("", raw).strip()
-        if not speaker and (prefix := _PREFIX.match(spoken)):
-            speaker, spoken = prefix[1], prefix[2]
-        if not spoken:
+        text = html.unescape(_TAG.sub("", raw)).strip()
+        if not speaker and (prefix := _PREFIX.match(text)):
+            speaker, text = prefix[1].strip(), prefix[2].strip()
+        if not text:
             continue
-        if turns and turns[-1].speaker == speaker and speaker:
-            turns[-1].text = f"{turns[-1].text} {spoken}"
+        if pairs and not speaker and not voice:
+            pairs[-1] = (pairs[-1][0], f"{pairs[-1][1]} {text}")  # a wrapped line of the same voice
         else:
-            turns.append(Turn(speaker, spoken, start_line, when))
+            pairs.append((speaker, text))
+    return pairs
+
+
+def cue_turns(text: str, result: Extraction) -> list[Turn]:
+    turns: list[Turn] = []
+    for cue in _cues(text, result):
+        for speaker, spoken in _spoken(cue):
+            last = turns[-1] if turns else None
+            if last and last.speaker == speaker and len(last.text) + len(spoken) < SEGMENT_CHARS:
+                last.text = f"{last.text} {spoken}"
+            else:
+                turns.append(Turn(speaker, spoken, cue.line, cue.start))
     return turns
 
 
+def _title(text: str, path: PurePath) -> str:
+    """The WebVTT header's text (`WEBVTT - Weekly sync`) if any, else the file name."""
+    header = text.lstrip("\ufeff").split("\n", 1)[0].strip()
+    if header.startswith("WEBVTT") and header[6:].strip(" -\t"):
+        return header[6:].strip(" -\t")
+    name = re.sub(r"^\d{4}-\d{2}-\d{2}[ _-]*", "", path.stem) or path.stem
+    return name.replace("_", " ").replace("-", " ").strip()
+
+
 def extract_subtitles(data: bytes, path: PurePath) -> Extraction:
-    title = path.stem.replace("_", " ").replace("-", " ")
-    turns = _cue_turns(decode(data))
-    return Extraction(drafts=segment_drafts(turns, title, date_from_name(path.name), []))
+    text = decode(data).replace("\r\n", "\n")
+    result = Extraction()
+    turns = cue_turns(text, result)
+    result.drafts = segment_drafts(turns, _title(text, path), date_from_name(path.name), [])
+    return result

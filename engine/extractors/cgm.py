@@ -1,0 +1,157 @@
+"""Continuous glucose monitor CSV (Dexcom Clarity, LibreView) → one summary per day.
+
+Dexcom Clarity: a header row with `Timestamp (YYYY-MM-DDThh:mm:ss)`, `Event Type` and
+`Glucose Value (mg/dL)` (or mmol/L); glucose rows have Event Type `EGV`; values below or above
+the sensor's range read `Low` / `High` and count as 39 / 401 mg/dL.
+LibreView: a title line, then a header with `Device Timestamp`, `Record Type` and
+`Historic Glucose mg/dL` (or mmol/L); record type 0 is the 15-minute history (used), 1 a
+scan (used only when a file has no history). Its timestamps follow the exporting locale:
+a file in which some day field exceeds 12 is read day-first, else month-first.
+mmol/L is converted to mg/dL (×18.016). Each day gives mean, time in range 70–180 mg/dL,
+min, max and the number of readings.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import PurePath
+
+from engine.extractors import ExtractError, Extraction, register
+from engine.extractors.chunking import decode
+from engine.records import Draft
+
+MMOL_TO_MGDL = 18.016
+RANGE_LOW, RANGE_HIGH = 70.0, 180.0
+SENSOR_LOW, SENSOR_HIGH = 39.0, 401.0
+LIBRE_FORMATS = ("%m-%d-%Y %I:%M %p", "%m-%d-%Y %H:%M", "%m/%d/%Y %I:%M %p", "%m/%d/%Y %H:%M",
+                 "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which columns of a CSV hold what, found from its header row."""
+
+    vendor: str
+    header_row: int
+    time: int
+    glucose: int
+    mmol: bool
+    kind: int | None  # Event Type / Record Type column
+    scan: int | None  # LibreView scan glucose column
+
+
+@dataclass(frozen=True)
+class Reading:
+    day: str
+    mgdl: float
+    line: int
+
+
+def find_layout(rows: list[list[str]]) -> Layout:
+    for index, row in enumerate(rows[:30]):
+        names = [cell.strip() for cell in row]
+        lower = [n.lower() for n in names]
+        time = next((i for i, n in enumerate(lower) if n.startswith(("timestamp", "device timestamp"))), None)
+        glucose = next((i for i, n in enumerate(lower)
+                        if n.startswith(("glucose value", "historic glucose"))), None)
+        if time is None or glucose is None:
+            continue
+        vendor = "LibreView" if lower[time].startswith("device") else "Dexcom"
+        kind = next((i for i, n in enumerate(lower) if n in ("event type", "record type")), None)
+        scan = next((i for i, n in enumerate(lower) if n.startswith("scan glucose")), None)
+        return Layout(vendor, index, time, glucose, "mmol" in lower[glucose], kind, scan)
+    raise ExtractError("not a Dexcom Clarity or LibreView CSV: no timestamp and glucose header")
+
+
+def _glucose(text: str, mmol: bool) -> float | None:
+    value = text.strip()
+    if not value:
+        return None
+    if value.lower() == "low":
+        return SENSOR_LOW
+    if value.lower() == "high":
+        return SENSOR_HIGH
+    number = float(value.replace(",", "."))
+    return round(number * MMOL_TO_MGDL, 1) if mmol else number
+
+
+def _libre_formats(rows: list[list[str]], layout: Layout) -> tuple[str, ...]:
+    """Day-first when any leading date field exceeds 12, else the US month-first order."""
+    for row in rows[layout.header_row + 1:]:
+        stamp = row[layout.time].strip() if len(row) > layout.time else ""
+        head = stamp.replace("/", "-").replace(".", "-").split("-")[0]
+        if head.isdigit() and len(head) <= 2 and int(head) > 12:
+            return tuple(f.replace("%m", "%@").replace("%d", "%m").replace("%@", "%d")
+                         for f in LIBRE_FORMATS) + ("%d.%m.%Y %H:%M",)
+    return LIBRE_FORMATS
+
+
+def _day(stamp: str, formats: tuple[str, ...]) -> str:
+    text = stamp.strip()
+    try:
+        return datetime.fromisoformat(text).strftime("%Y-%m-%d")
+    except ValueError:
+        pass
+    for form in formats:
+        try:
+            return datetime.strptime(text, form).strftime("%Y-%m-%d")
+        except ValueError:
+            continue
+    raise ValueError(f"unreadable timestamp {stamp!r}")
+
+
+def readings(rows: list[list[str]], layout: Layout, result: Extraction) -> list[Reading]:
+    formats = _libre_formats(rows, layout) if layout.vendor == "LibreView" else LIBRE_FORMATS
+    history: list[Reading] = []
+    scans: list[Reading] = []
+    for index in range(layout.header_row + 1, len(rows)):
+        row = rows[index]
+        kind = row[layout.kind].strip() if layout.kind is not None and len(row) > layout.kind else ""
+        if layout.vendor == "Dexcom" and kind and kind.upper() != "EGV":
+            continue  # alerts, calibrations, insulin, patient info rows
+        column = layout.scan if layout.vendor == "LibreView" and kind == "1" else layout.glucose
+        if column is None or (layout.vendor == "LibreView" and kind not in ("0", "1")):
+            continue
+        try:
+            value = _glucose(row[column], layout.mmol)
+            if value is None:
+                continue
+            reading = Reading(_day(row[layout.time], formats), value, index + 1)
+        except (IndexError, ValueError):
+            result.problems.append(f"line {index + 1}: unreadable reading")
+            continue
+        (scans if kind == "1" else history).append(reading)
+    return history or scans
+
+
+def day_draft(day: str, values: list[Reading], vendor: str) -> Draft:
+    mgdl = [r.mgdl for r in values]
+    mean = sum(mgdl) / len(mgdl)
+    in_range = sum(RANGE_LOW <= v <= RANGE_HIGH for v in mgdl) / len(mgdl)
+    low = sum(v < RANGE_LOW for v in mgdl) / len(mgdl)
+    high = sum(v > RANGE_HIGH for v in mgdl) / len(mgdl)
+    content = (f"CGM glucose summary for {day} ({vendor}): mean glucose {mean:.0f} mg/dL "
+               f"({mean / MMOL_TO_MGDL:.1f} mmol/L); time in range 70–180 mg/dL {in_range:.0%} "
+               f"(below {low:.0%}, above {high:.0%}); min {min(mgdl):.0f} mg/dL, "
+               f"max {max(mgdl):.0f} mg/dL; {len(mgdl)} reading{'s' if len(mgdl) != 1 else ''}.")
+    return Draft(content=content, title=f"Glucose · {day}", content_date=day,
+                 location=f"line:{values[0].line}",
+                 metadata={"mean_mgdl": round(mean, 1), "time_in_range": round(in_range, 3),
+                           "min_mgdl": min(mgdl), "max_mgdl": max(mgdl), "readings": len(mgdl),
+                           "vendor": vendor})
+
+
+@register("cgm")
+def extract_cgm(data: bytes, path: PurePath) -> Extraction:
+    rows = list(csv.reader(io.StringIO(decode(data))))
+    layout = find_layout(rows)
+    result = Extraction()
+    by_day: dict[str, list[Reading]] = defaultdict(list)
+    for reading in readings(rows, layout, result):
+        by_day[reading.day].append(reading)
+    result.drafts = [day_draft(day, by_day[day], layout.vendor) for day in sorted(by_day)]
+    return result

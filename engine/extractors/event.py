@@ -1,0 +1,49 @@
+"""Events: `{"date","title","location","people":[…],"description"}` a line, one chunk each."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+
+from engine.extractors import Extraction, register
+from engine.extractors.chunking import decode, jsonl_records, parse_date
+from engine.records import Draft
+
+
+def _people(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(p) for p in value if p]
+    return [p.strip() for p in str(value or "").split(",") if p.strip()]
+
+
+def event_draft(number: int, record: dict[str, Any]) -> Draft | None:
+    title = str(record.get("title") or record.get("name") or "").strip()
+    description = str(record.get("description") or "").strip()
+    if not (title or description):
+        return None
+    date = parse_date(record.get("date") or record.get("start"))
+    people = _people(record.get("people") or record.get("attendees"))
+    lines = [f"Event: {title or description[:60]}"]
+    if date:
+        lines.append(f"When: {date.replace('T', ' ')}")
+    if record.get("location"):
+        lines.append(f"Where: {record['location']}")
+    if people:
+        lines.append("With: " + ", ".join(people))
+    if description:
+        lines += ["", description]
+    return Draft(content="\n".join(lines), title=title or description[:60], content_date=date,
+                 location=f"line:{number}", people=tuple(people),
+                 metadata={"place": record.get("location"), "people": people})
+
+
+@register("event")
+def extract_event(data: bytes, path: PurePath) -> Extraction:
+    result = Extraction()
+    for number, record in jsonl_records(decode(data), result):
+        draft = event_draft(number, record)
+        if draft is None:
+            result.problems.append(f"line {number}: event without title or description")
+        else:
+            result.drafts.append(draft)
+    return result

@@ -1,0 +1,192 @@
+"""Email (source type `email_catalog`): catalog JSONL, mbox and .eml, one chunk per message.
+
+Parsing is the standard library's `email` package (MIME, encoded headers, charsets); HTML
+bodies become text through BeautifulSoup with the stdlib `html.parser` (MIT-licensed, pure
+Python, no lxml to bundle). Quoted replies and signatures are dropped so a thread does not
+repeat itself in every chunk; attachment names are kept in the metadata and the text.
+"""
+
+from __future__ import annotations
+
+import re
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import getaddresses, parsedate_to_datetime
+from pathlib import PurePath
+from typing import Any
+
+from bs4 import BeautifulSoup
+
+from engine.extractors import ExtractError, Extraction, register
+from engine.extractors.chunking import decode, jsonl_records, parse_date
+from engine.records import Draft
+
+BLOCK_TAGS = ["p", "div", "li", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "hr"]
+BODY_MAX_CHARS = 20_000  # a pasted log in a mail should not become a megabyte chunk
+_MBOX_FROM = re.compile(rb"^From [^\n]*\n", re.MULTILINE)
+_ATTRIBUTION = re.compile(r"^(On .{4,200}wrote:|Am .{4,200}schrieb .{1,80}:|Le .{4,200}a écrit\s?:)$")
+_SEPARATOR = re.compile(r"^(-{2,}\s*Original Message\s*-{2,}|_{10,})$", re.IGNORECASE)
+_SIGNATURE_CUES = ("Sent from my ", "Get Outlook for ")
+
+
+def html_to_text(markup: str) -> str:
+    soup = BeautifulSoup(markup, "html.parser")
+    for hidden in soup(["script", "style", "head", "title"]):
+        hidden.decompose()
+    for quote in soup.find_all("blockquote"):
+        quote.decompose()  # quoted replies in HTML mail
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    for block in soup.find_all(BLOCK_TAGS):
+        block.insert_after("\n")  # inline tags (<b>, <a>) stay inside their line
+    lines = (" ".join(line.split()) for line in soup.get_text().splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def _starts_quoted_block(lines: list[str], index: int) -> bool:
+    """Outlook quotes the earlier mail under a separator or a `From:` / `Sent:` header block."""
+    line = lines[index].strip()
+    if _SEPARATOR.match(line):
+        return True
+    following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+    return line.startswith("From: ") and following.startswith(("Sent: ", "Date: "))
+
+
+def strip_quotes_and_signature(body: str) -> str:
+    """Keep what the sender wrote: stop at a signature or a quoted earlier message."""
+    lines = body.replace("\r\n", "\n").split("\n")
+    kept: list[str] = []
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if line.rstrip() == "--" or stripped.startswith(_SIGNATURE_CUES):
+            break
+        if kept and _starts_quoted_block(lines, index):
+            break
+        if not stripped.startswith(">"):
+            kept.append(line.rstrip())
+    while kept and (not kept[-1].strip() or _ATTRIBUTION.match(kept[-1].strip())):
+        kept.pop()
+    return "\n".join(kept).strip()
+
+
+def _part_text(part: EmailMessage, problems: list[str], where: str) -> str:
+    try:
+        text = str(part.get_content())
+    except (LookupError, UnicodeError, AssertionError):
+        payload = part.get_payload(decode=True)
+        raw = payload if isinstance(payload, bytes) else b""
+        problems.append(f"{where}: unknown charset {part.get_content_charset()!r}, read as UTF-8")
+        text = raw.decode("utf-8", errors="replace")
+    return html_to_text(text) if part.get_content_type() == "text/html" else text
+
+
+def _addresses(value: str | None) -> list[tuple[str, str]]:
+    return [(n, a) for n, a in (getaddresses([value]) if value else []) if n or a]
+
+
+def _readable(pairs: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{n} <{a}>" if n and a else n or a for n, a in pairs)
+
+
+def _date(message: EmailMessage) -> str | None:
+    raw = message.get("Date")
+    try:
+        return parse_date(parsedate_to_datetime(str(raw)).isoformat()) if raw else None
+    except (TypeError, ValueError):
+        return None
+
+
+def message_draft(message: EmailMessage, location: str, problems: list[str]) -> Draft | None:
+    subject = str(message.get("Subject") or "").strip()
+    senders, receivers = _addresses(message.get("From")), _addresses(message.get("To"))
+    sender, to = _readable(senders), _readable(receivers)
+    body_part = message.get_body(preferencelist=("plain", "html"))
+    body = _part_text(body_part, problems, location) if isinstance(body_part, EmailMessage) else ""
+    body = strip_quotes_and_signature(body)[:BODY_MAX_CHARS]
+    attachments = [str(p.get_filename()) for p in message.iter_attachments() if p.get_filename()]
+    if not (subject or body or sender):
+        return None
+    lines = [f"Subject: {subject or '(no subject)'}", f"From: {sender}", f"To: {to}"]
+    if attachments:
+        lines.append("Attachments: " + ", ".join(attachments))
+    return Draft(content="\n".join([*lines, "", body]).strip(), title=subject or "(no subject)",
+                 content_date=_date(message), location=location,
+                 people=tuple(dict.fromkeys(n for n, _ in senders + receivers if n)),
+                 metadata={"from": sender, "to": to, "attachments": attachments,
+                           "message_id": str(message.get("Message-ID") or "")})
+
+
+def _parse(raw: bytes) -> EmailMessage:
+    parsed = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(parsed, EmailMessage)  # policy.default always builds EmailMessage
+    return parsed
+
+
+def _extract_mbox(data: bytes) -> Extraction:
+    result = Extraction()
+    starts = [m.start() for m in _MBOX_FROM.finditer(data)]
+    if not starts or starts[0] != 0:
+        raise ExtractError("not an mbox file: it does not start with a 'From ' line")
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else len(data)
+        header_end = data.index(b"\n", start) + 1
+        raw = re.sub(rb"^>(>*From )", rb"\1", data[header_end:end], flags=re.MULTILINE)
+        line = data.count(b"\n", 0, start) + 1
+        draft = message_draft(_parse(raw), f"line:{line}", result.problems)
+        if draft is None or not draft.content_date and not draft.metadata["from"]:
+            result.problems.append(f"line {line}: not a readable message")
+        else:
+            result.drafts.append(draft)
+    return result
+
+
+def _extract_eml(data: bytes) -> Extraction:
+    result = Extraction()
+    message = _parse(data)
+    if not (message.get("From") or message.get("Subject") or message.get("Date")):
+        raise ExtractError("not an email message: no From, Subject or Date header")
+    draft = message_draft(message, "line:1", result.problems)
+    if draft is not None:
+        result.drafts.append(draft)
+    return result
+
+
+def _catalog_draft(number: int, record: dict[str, Any]) -> Draft | None:
+    subject = str(record.get("subject") or "").strip()
+    summary = str(record.get("summary") or record.get("body") or "").strip()
+    if not (subject or summary):
+        return None
+    to = record.get("to")
+    to_text = ", ".join(str(t) for t in to) if isinstance(to, list) else str(to or "")
+    sender = str(record.get("from") or "")
+    named = _addresses(sender) + _addresses(to_text)
+    content = "\n".join([f"Subject: {subject or '(no subject)'}", f"From: {sender}",
+                         f"To: {to_text}", "", summary]).strip()
+    return Draft(content=content, title=subject or "(no subject)",
+                 content_date=parse_date(record.get("date")), location=f"line:{number}",
+                 people=tuple(dict.fromkeys(n for n, _ in named if n)),
+                 metadata={"from": sender, "to": to_text, "attachments": []})
+
+
+def _extract_catalog(data: bytes) -> Extraction:
+    result = Extraction()
+    for number, record in jsonl_records(decode(data), result):
+        draft = _catalog_draft(number, record)
+        if draft is None:
+            result.problems.append(f"line {number}: message without subject or summary")
+        else:
+            result.drafts.append(draft)
+    return result
+
+
+@register("email_catalog")
+def extract_email(data: bytes, path: PurePath) -> Extraction:
+    suffix = path.suffix.lower()
+    if suffix == ".mbox" or (suffix != ".eml" and data.startswith(b"From ")):
+        return _extract_mbox(data.replace(b"\r\n", b"\n"))
+    if suffix == ".eml":
+        if b"\x00" in data[:4096]:
+            raise ExtractError("binary content (NUL bytes)")
+        return _extract_eml(data)
+    return _extract_catalog(data)

@@ -1,0 +1,157 @@
+"""Telegram: the synced JSONL log and Telegram Desktop's JSON export.
+
+Synced JSONL: `{"date","chat","from","text"}` a line (optional `reply_to`, `forwarded_from`).
+Desktop export: `result.json` of one chat (`{"name","type","messages"}`) or of the whole
+account (`{"chats": {"list": [chat, …]}}`). A message's `text` is a string or a list of
+strings and entity objects (`{"type": "text_link", "text": "label", "href": "url"}`).
+Service messages (joins, calls, pins) are skipped; replies and forwards are marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+
+from engine.extractors import ExtractError, Extraction, register
+from engine.extractors.chunking import (
+    LineFinder,
+    Message,
+    chat_drafts,
+    decode,
+    jsonl_records,
+    load_json,
+    parse_date,
+    to_epoch,
+)
+
+QUOTE_CHARS = 60
+
+
+def render_text(text: Any) -> str:
+    """Telegram text (a string, or a list of strings and entities) as plain text."""
+    if isinstance(text, str):
+        return text.strip()
+    if not isinstance(text, list):
+        return ""
+    parts = []
+    for part in text:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict):
+            label = str(part.get("text") or "")
+            href = part.get("href")
+            parts.append(f"{label} ({href})" if href and href != label else label)
+    return "".join(parts).strip()
+
+
+def _media_note(message: dict[str, Any]) -> str:
+    """Files keep their name (searchable); bare photos and stickers are not worth a line."""
+    name = message.get("file_name") or message.get("title")
+    if name and message.get("file"):
+        return f"[file: {name}]"
+    return ""
+
+
+def _marked(text: str, message: dict[str, Any], replied: dict[int, tuple[str, str]]) -> str:
+    forwarded = message.get("forwarded_from")
+    if forwarded:
+        text = f"(forwarded from {forwarded}) {text}"
+    reply_to = message.get("reply_to_message_id") or message.get("reply_to")
+    if reply_to is not None:
+        target = replied.get(reply_to) if isinstance(reply_to, int) else None
+        if target:
+            quote = target[1][:QUOTE_CHARS] + ("…" if len(target[1]) > QUOTE_CHARS else "")
+            text = f'↳ (reply to {target[0]}: "{quote}") {text}'
+        else:
+            text = f"↳ {text}"
+    return text
+
+
+def _export_message(item: Any, chat: str, replied: dict[int, tuple[str, str]],
+                    lines: LineFinder) -> Message | None:
+    if not isinstance(item, dict):
+        raise ValueError("not a message object")
+    line = lines.find(f'"id": {item.get("id")},') if "id" in item else None
+    if item.get("type", "message") != "message":
+        return None
+    when = parse_date(item.get("date_unixtime") or item["date"])
+    if when is None:
+        raise ValueError("no date")
+    sender = str(item.get("from") or item.get("actor") or "unknown")
+    text = " ".join(p for p in (render_text(item.get("text")), _media_note(item)) if p)
+    if not text:
+        return None
+    if isinstance(item.get("id"), int):
+        replied[item["id"]] = (sender, text)
+    return Message(when=when, sender=sender, text=_marked(text, item, replied), conversation=chat,
+                   location=f"line:{line}" if line else f"id:{item.get('id')}",
+                   epoch=to_epoch(when), extra={"id": item.get("id")})
+
+
+def _chats(document: Any) -> list[dict[str, Any]]:
+    if isinstance(document, dict) and isinstance(document.get("messages"), list):
+        return [document]
+    chats = document.get("chats") if isinstance(document, dict) else None
+    if isinstance(chats, dict) and isinstance(chats.get("list"), list):
+        return [c for c in chats["list"] if isinstance(c, dict)]
+    raise ExtractError("not a Telegram export: no `messages` and no `chats.list`")
+
+
+def _chat_name(chat: dict[str, Any]) -> str:
+    if chat.get("name"):
+        return str(chat["name"])
+    return "Saved Messages" if chat.get("type") == "saved_messages" else f"chat {chat.get('id')}"
+
+
+def _extract_export(data: bytes) -> Extraction:
+    text = decode(data)
+    result = Extraction()
+    lines = LineFinder(text)
+    messages: list[Message] = []
+    for chat in _chats(load_json(text)):
+        name = _chat_name(chat)
+        replied: dict[int, tuple[str, str]] = {}
+        for index, item in enumerate(chat.get("messages") or [], start=1):
+            try:
+                message = _export_message(item, name, replied, lines)
+            except (KeyError, TypeError, ValueError):
+                result.problems.append(f"{name}, message {index}: not a usable message")
+                continue
+            if message is not None:
+                messages.append(message)
+    result.drafts = chat_drafts(messages, "telegram", prefix="")
+    return result
+
+
+def _jsonl_message(number: int, record: dict[str, Any], default_chat: str) -> Message | None:
+    when = parse_date(record.get("date"))
+    if when is None:
+        raise ValueError("no date")
+    text = render_text(record.get("text"))
+    if not text:
+        return None
+    return Message(when=when, sender=str(record.get("from") or "unknown"),
+                   text=_marked(text, record, {}), conversation=str(record.get("chat") or default_chat),
+                   location=f"line:{number}", epoch=to_epoch(when))
+
+
+def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
+    result = Extraction()
+    messages = []
+    for number, record in jsonl_records(decode(data), result):
+        try:
+            message = _jsonl_message(number, record, path.stem)
+        except ValueError:
+            result.problems.append(f"line {number}: message without a usable date")
+            continue
+        if message is not None:
+            messages.append(message)
+    result.drafts = chat_drafts(messages, "telegram", prefix="")
+    return result
+
+
+@register("telegram")
+def extract_telegram(data: bytes, path: PurePath) -> Extraction:
+    if path.suffix.lower() == ".json":
+        return _extract_export(data)
+    return _extract_jsonl(data, path)
