@@ -63,6 +63,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("search.rrf_k", float, 60.0, "Reciprocal Rank Fusion constant k."),
     Setting("search.bm25_weight", float, 1.0, "Weight of the keyword list in fusion."),
     Setting("search.vector_weight", float, 1.0, "Weight of the vector list in fusion."),
+    Setting("search.exact_weight", float, 1.0,
+            "Weight of the list of chunks holding every query term (hybrid only; 0 = off)."),
     Setting("search.decay_floor", float, 0.25, "Recency decay never goes below this factor."),
     Setting("search.default_half_life", float, 60.0, "Half-life (days) of unlisted types."),
     Setting("search.half_lives", dict, DEFAULT_HALF_LIVES, "Half-life in days per source type."),
@@ -84,6 +86,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("desktop.start_at_login", bool, False, "Start Memex when the user logs in."),
     Setting("desktop.watching", bool, True, "Watch the data roots for changes."),
     Setting("desktop.disabled_types", list, [], "Source types left out of the index."),
+    Setting("desktop.theme", str, "system", "Window theme: system | light | dark."),
+    Setting("desktop.result_limit", int, 30, "Hits the search window shows."),
 )
 
 SETTINGS_BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}

@@ -10,30 +10,40 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 def query_terms(query: str, drop_stop_words: bool = True) -> list[str]:
-    """The words of a query, lower-cased, stop words dropped (first three raw words if none left).
+    """The terms of a query, lower-cased, stop words dropped (first three words if none left).
 
-    Underscores split too, so `foo_bar` matches the FTS5 tokens `foo` and `bar`.
+    A whitespace-separated token made of several word parts joined by punctuation
+    (`E_SCHED_TIMEOUT`, `INV-2026-0417`, `10:30`) stays one term, a phrase of its parts, so
+    an identifier matches as a whole instead of as its most common fragment.
     """
-    raw = [t for t in _TOKEN.findall(query.replace("_", " ").lower()) if t]
-    seen: dict[str, None] = {}
-    kept = [t for t in raw if not (drop_stop_words and t in STOP_WORDS)] or raw[:3]
-    for token in kept:
-        seen.setdefault(token[:64], None)
-    return list(seen)[:32]
+    terms: list[str] = []
+    raw_words: list[str] = []
+    for token in query.lower().split():
+        parts = _TOKEN.findall(token.replace("_", " "))
+        raw_words += parts
+        if len(parts) > 1:
+            terms.append(" ".join(p[:64] for p in parts[:8]))
+        elif parts and not (drop_stop_words and parts[0] in STOP_WORDS):
+            terms.append(parts[0][:64])
+    if not terms:
+        terms = raw_words[:3]
+    return list(dict.fromkeys(terms))[:32]
 
 
 def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def match_expression(terms: list[str], prefix_last: bool = False) -> str | None:
-    """An FTS5 MATCH string that can never be a syntax error: every term quoted, OR-ed."""
+def match_expression(terms: list[str], prefix_last: bool = False,
+                     require_all: bool = False) -> str | None:
+    """An FTS5 MATCH string that can never be a syntax error: every term quoted, OR-ed
+    (or AND-ed with `require_all`)."""
     if not terms:
         return None
     quoted = [quote(t) for t in terms]
     if prefix_last and len(terms[-1]) >= 2:
         quoted[-1] = quoted[-1] + "*"
-    return " OR ".join(quoted)
+    return (" AND " if require_all else " OR ").join(quoted)
 
 
 def bm25_sql(filter_sql: str) -> str:

@@ -14,11 +14,12 @@ import apsw
 import numpy as np
 
 from engine import db
-from engine.embedders import Embedder, EmbedderError, create_embedder
+from engine.embedders import Embedder, Vectors
 from engine.people import PeopleMatcher, load_people, profile_text
 from engine.records import Person, SearchResult
 from engine.search import fts, stages
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
+from engine.search.query_embedder import QueryEmbedder
 from engine.search.snippets import make_snippet
 from engine.settings import Settings
 
@@ -60,8 +61,7 @@ class Searcher:
         self.conn = db.connect(path, create=False)
         if not db.has_schema(self.conn):
             raise NoIndexError(f"{path} holds no Memex index; run 'memex reindex' first")
-        self._embedder = embedder
-        self._embedder_error: str | None = None
+        self._query_embedder = QueryEmbedder(settings, self.conn, embedder)
         self.matcher = PeopleMatcher(load_people(settings))
         self._lock = threading.Lock()
 
@@ -70,8 +70,9 @@ class Searcher:
 
     # -- retrievers -------------------------------------------------------------------------
 
-    def bm25(self, terms: list[str], k: int, filters: Filters, prefix: bool = False) -> list[int]:
-        expression = fts.match_expression(terms, prefix_last=prefix)
+    def bm25(self, terms: list[str], k: int, filters: Filters, prefix: bool = False,
+             require_all: bool = False) -> list[int]:
+        expression = fts.match_expression(terms, prefix_last=prefix, require_all=require_all)
         if expression is None:
             return []
         where, params = chunk_filter_sql(filters)
@@ -81,27 +82,9 @@ class Searcher:
             return []
         return [r[0] for r in rows]
 
-    def _query_vector(self, query: str, warnings: list[str]) -> np.ndarray | None:
-        if self._embedder is None and self._embedder_error is None:
-            try:
-                self._embedder = create_embedder(self.settings)
-            except EmbedderError as exc:
-                self._embedder_error = str(exc)
-        if self._embedder is None:
-            warnings.append(f"embedder unavailable, keyword results only: {self._embedder_error}")
-            return None
-        expected = db.get_meta(self.conn, "embedder")
-        from engine.vectors import embedder_key
-
-        if expected and expected != embedder_key(self._embedder):
-            warnings.append("the index was embedded with another model; run 'memex reindex' "
-                            "to re-embed. Keyword results only.")
-            return None
-        try:
-            return self._embedder.embed_query(query)
-        except EmbedderError as exc:
-            warnings.append(f"embedder failed, keyword results only: {exc}")
-            return None
+    def _query_vector(self, query: str, warnings: list[str]) -> Vectors | None:
+        # The model of the ACTIVE vectors, even while another one is built aside.
+        return self._query_embedder.vector(query, warnings)
 
     def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[int]:
         table = db.active_vec_table(self.conn)
@@ -146,12 +129,17 @@ class Searcher:
             lists: dict[str, list[int]] = {}
             if mode in ("hybrid", "bm25"):
                 lists["bm25"] = self.bm25(terms, k, filters, prefix)
+            if mode == "hybrid" and s["search.exact_weight"] > 0 and len(lists["bm25"]) > 0:
+                # Chunks holding every query term are voted for once more, so vector noise
+                # cannot push an exact match out of the head.
+                lists["exact"] = self.bm25(terms, k, filters, prefix, require_all=True)
             if mode in ("hybrid", "vector"):
                 qvec = self._query_vector(query, warnings) if query.strip() else None
                 if qvec is not None:
                     lists["vector"] = self.vector(qvec, k, filters)
                 elif mode == "vector" or warnings:
                     lists["bm25"] = self.bm25(terms, k, filters, prefix)
+                    lists.pop("exact", None)
                     mode = "bm25"
             candidates = self._fuse(lists)
             rows = self._rows([c.key for c in candidates])
@@ -159,14 +147,15 @@ class Searcher:
                                   source_file=rows[int(c.key)]["source_file"],
                                   content_date=rows[int(c.key)]["content_date"])
                           for c in candidates if int(c.key) in rows]
-            candidates = self._rank(candidates, query, filters, now)[:limit]
+            candidates = self._rank(candidates, query, filters, now, limit)[:limit]
             results = self._dress(candidates, rows, terms, explain)
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(query, mode, results, warnings, took)
 
     def _fuse(self, lists: dict[str, list[int]]) -> list[stages.Candidate]:
         s = self.settings
-        weights = {"bm25": s["search.bm25_weight"], "vector": s["search.vector_weight"]}
+        weights = {"bm25": s["search.bm25_weight"], "vector": s["search.vector_weight"],
+                   "exact": s["search.exact_weight"]}
         fused = stages.rrf_fuse({n: [str(x) for x in v] for n, v in lists.items()},
                                 s["search.rrf_k"], weights)
         out = [stages.Candidate(key, score, ranks=ranks, explain={"rrf": round(score, 6), **{
@@ -174,7 +163,7 @@ class Searcher:
         return sorted(out, key=lambda c: c.score, reverse=True)
 
     def _rank(self, candidates: list[stages.Candidate], query: str, filters: Filters,
-              now: datetime | None) -> list[stages.Candidate]:
+              now: datetime | None, limit: int) -> list[stages.Candidate]:
         s = self.settings
         if s["search.recency"]:
             clock = now or (datetime.fromisoformat(s.now) if s.now else datetime.now())
@@ -184,7 +173,7 @@ class Searcher:
             person = self.matcher.find(query)
             profile = None if person is None else stages.Candidate(
                 f"profile:{person.slug}", 0.0, source_type="profile")
-            candidates = stages.inject_entity(candidates, profile)
+            candidates = stages.inject_entity(candidates, profile, head=limit)
         if s["search.diversity"]:
             candidates = stages.mmr_diversify(candidates, s["search.mmr_top"],
                                               s["search.mmr_lambda"], s["search.max_per_type"])

@@ -65,12 +65,18 @@ def apply_recency(candidates: Sequence[Candidate], now: datetime,
     return sorted(out, key=lambda c: c.score, reverse=True)
 
 
-def inject_entity(candidates: Sequence[Candidate], profile: Candidate | None) -> list[Candidate]:
-    """Insert one synthetic profile with a score near the median; skipped if already there."""
+def inject_entity(candidates: Sequence[Candidate], profile: Candidate | None,
+                  head: int | None = None) -> list[Candidate]:
+    """Insert one synthetic profile with a score near the median; skipped if already there.
+
+    The median is taken over the first `head` candidates (the ones that will be shown), so
+    the profile lands inside the visible list rather than in the over-fetched tail.
+    """
     out = list(candidates)
     if profile is None or any(c.key == profile.key for c in out):
         return out
-    median = statistics.median([c.score for c in out]) if out else 1.0
+    shown = out[:head] if head else out
+    median = statistics.median([c.score for c in shown]) if shown else 1.0
     injected = replace(profile, score=median).noted(injected="median score")
     position = next((i for i, c in enumerate(out) if c.score < median), len(out))
     out.insert(position, injected)

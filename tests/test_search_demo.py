@@ -1,0 +1,62 @@
+"""Known queries over the real demo index, with the real local model."""
+
+from __future__ import annotations
+
+from engine.search import Searcher
+from engine.settings import Settings
+
+
+def top(settings: Settings, query: str, limit: int = 10, **kwargs: object) -> list:
+    searcher = Searcher(settings)
+    try:
+        return searcher.search(query, limit, **kwargs).results  # type: ignore[arg-type]
+    finally:
+        searcher.close()
+
+
+def test_exact_identifiers_rank_first(demo_index: Settings) -> None:
+    for identifier in ("E_SCHED_TIMEOUT", "SK4411", "INV-2026-0417"):
+        hits = top(demo_index, identifier)
+        assert identifier in hits[0].content, (identifier, [h.title for h in hits[:3]])
+        assert identifier.lower() in " ".join(hits[0].matched_terms).replace(" ", "_").replace(
+            "_", "-").replace("-", "_") or hits[0].snippet.count("**") >= 2
+
+
+def test_a_paraphrase_finds_the_story_without_shared_words(demo_index: Settings) -> None:
+    hits = top(demo_index, "the espresso appliance at work is broken", limit=5)
+    assert any("coffee machine" in h.content for h in hits[:3]), [h.title for h in hits]
+
+
+def test_date_filter_keeps_only_that_day_and_finds_the_flight(demo_index: Settings) -> None:
+    hits = top(demo_index, "where was I flying", since="2026-05-22", until="2026-05-22")
+    assert hits and all((h.content_date or "")[:10] == "2026-05-22" for h in hits)
+    assert any("SK4411" in h.content or "Arlanda" in h.content for h in hits[:3])
+
+
+def test_a_person_query_injects_the_profile(demo_index: Settings) -> None:
+    hits = top(demo_index, "what is Priya working on", limit=10)
+    profiles = [h for h in hits if h.source_type == "profile"]
+    assert len(profiles) == 1 and profiles[0].id == "profile:priya-raman"
+    assert profiles[0].profile is not None and profiles[0].profile["name"] == "Priya Raman"
+
+
+def test_a_narrow_source_filter_still_fills_the_list(demo_index: Settings) -> None:
+    for source_type in ("garmin", "quote", "signal"):
+        hits = top(demo_index, "a hard day", limit=8, source_types=[source_type])
+        assert len(hits) == 8 and {h.source_type for h in hits} == {source_type}
+
+
+def test_person_filter_narrows_to_chunks_about_that_person(demo_index: Settings) -> None:
+    hits = top(demo_index, "long ride", limit=6, people=["Lasse"])
+    assert len(hits) == 6
+    assert all("Lasse" in h.content or "Lars" in h.content for h in hits)
+
+
+def test_modes_differ_and_report_themselves(demo_index: Settings) -> None:
+    searcher = Searcher(demo_index)
+    try:
+        for mode in ("bm25", "vector", "hybrid"):
+            response = searcher.search("gravel ride with friends", 5, mode=mode)
+            assert response.mode == mode and len(response.results) == 5
+    finally:
+        searcher.close()
