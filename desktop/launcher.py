@@ -15,9 +15,11 @@ GUI_FLAGS = ("--toggle", "--self-test")
 def wants_gui(argv: Sequence[str]) -> bool:
     if not argv:
         return True
-    if argv[0] in ("--root", "--db", "--config") and len(argv) == 2:
+    if any(flag in argv for flag in GUI_FLAGS):
         return True
-    return any(flag in argv for flag in GUI_FLAGS)
+    # Only --root/--db/--config with their values: the app on that index.
+    pairs = list(zip(argv[::2], argv[1::2], strict=False))
+    return len(argv) % 2 == 0 and all(flag in ("--root", "--db", "--config") for flag, _ in pairs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -86,7 +86,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("desktop.start_at_login", bool, False, "Start Memex when the user logs in."),
     Setting("desktop.watching", bool, True, "Watch the data roots for changes."),
     Setting("desktop.disabled_types", list, [], "Source types left out of the index."),
-    Setting("desktop.theme", str, "system", "Window theme: system | light | dark."),
+    Setting("desktop.theme", str, "system", "Window theme: system, light or dark."),
     Setting("desktop.result_limit", int, 30, "Hits the search window shows."),
 )
 

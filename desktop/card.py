@@ -1,0 +1,216 @@
+"""The person profile card shown above the hits when the query names a known person."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop import theme
+
+MAX_NOTES = 3
+MAX_INTERESTS = 6
+MAX_MILESTONES = 5
+ROW = 21
+
+
+class Timeline(QWidget):
+    """Milestones as a small vertical timeline: a line, a dot per event, date and event.
+
+    Events wrap onto a second line rather than being cut (height follows the width).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: list[tuple[str, str]] = []
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def set_items(self, items: list[tuple[str, str]]) -> None:
+        self.items = items[-MAX_MILESTONES:]
+        self.setToolTip("\n".join(f"{d}  {e}" for d, e in items))
+        self.updateGeometry()
+        self.update()
+
+    def _fonts(self) -> tuple[QFont, QFont, int]:
+        small = QFont(self.font())
+        small.setPixelSize(11)
+        body = QFont(self.font())
+        body.setPixelSize(12)
+        return small, body, QFontMetrics(small).horizontalAdvance("Sep 2026") + 10
+
+    def _rows(self, width: int) -> list[tuple[float, float]]:
+        """(top, height) of each row at this width."""
+        _, body, date_width = self._fonts()
+        metrics = QFontMetrics(body)
+        text_width = max(40, width - 16 - date_width)
+        rows, y = [], 0.0
+        for _, what in self.items:
+            box = metrics.boundingRect(0, 0, text_width, 1000,
+                                       int(Qt.TextFlag.TextWordWrap), what)
+            height = max(float(ROW), box.height() + 6.0)
+            rows.append((y, height))
+            y += height
+        return rows
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        rows = self._rows(width)
+        return int(sum(h for _, h in rows)) if rows else ROW
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(260, self.heightForWidth(260))
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        t = theme.current()
+        small, body, date_width = self._fonts()
+        rows = self._rows(self.width())
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if len(rows) > 1:
+            painter.setPen(QPen(QColor(t["border"]), 2))
+            painter.drawLine(QPointF(5, ROW / 2), QPointF(5, rows[-1][0] + ROW / 2))
+        for (top, height), (when, what) in zip(rows, self.items, strict=True):
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(t["accent"]))
+            painter.drawEllipse(QPointF(5, top + ROW / 2), 4, 4)
+            painter.setFont(small)
+            painter.setPen(QColor(t["muted"]))
+            painter.drawText(QRectF(16, top, date_width, ROW), Qt.AlignmentFlag.AlignVCenter,
+                             short_date(when))
+            painter.setFont(body)
+            painter.setPen(QColor(t["text"]))
+            painter.drawText(QRectF(16 + date_width, top + 3, self.width() - 16 - date_width,
+                                    height), int(Qt.TextFlag.TextWordWrap), what)
+        painter.end()
+
+
+def short_date(value: str) -> str:
+    """"2019-03-02" → "Mar 2019" (other text is kept as it is)."""
+    try:
+        return date.fromisoformat(value[:10]).strftime("%b %Y")
+    except ValueError:
+        return value
+
+
+def _label(text: str = "", name: str = "", wrap: bool = False) -> QLabel:
+    label = QLabel(text)
+    if name:
+        label.setObjectName(name)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class ProfileCard(QFrame):
+    """Initials avatar, name, relationship, context, notes, interests and milestones."""
+
+    only_person = Signal(str, bool)  # name, on
+    all_mentions = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("profileCard")
+        self.profile: dict[str, Any] | None = None
+        self.avatar = QLabel()
+        self.avatar.setFixedSize(52, 52)
+        self.name = _label(name="cardName")
+        self.relationship = _label(name="cardRelationship", wrap=True)
+        self.context = _label(wrap=True)
+        self.notes = _label(wrap=True)
+        self.interests = QHBoxLayout()
+        self.interests.setSpacing(4)
+        self.timeline = Timeline()
+        self.only = QPushButton()
+        self.only.setObjectName("cardButton")
+        self.only.setCheckable(True)
+        self.only.setAccessibleName("onlyPerson")
+        self.only.toggled.connect(lambda on: self.only_person.emit(self._name(), on))
+        self.mentions = QPushButton("All mentions")
+        self.mentions.setObjectName("cardButton")
+        self.mentions.clicked.connect(lambda: self.all_mentions.emit(self._name()))
+        self._build()
+        self.hide()
+
+    def _build(self) -> None:
+        left = QVBoxLayout()
+        left.addWidget(self.avatar, alignment=Qt.AlignmentFlag.AlignTop)
+        left.addStretch(1)
+        head = QHBoxLayout()
+        head.addWidget(self.name)
+        head.addWidget(self.relationship, 1)
+        middle = QVBoxLayout()
+        middle.setSpacing(4)
+        middle.addLayout(head)
+        middle.addWidget(self.context)
+        middle.addWidget(self.notes)
+        middle.addLayout(self.interests)
+        middle.addStretch(1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.only)
+        buttons.addWidget(self.mentions)
+        right = QVBoxLayout()
+        right.setSpacing(6)
+        right.addLayout(buttons)
+        right.addWidget(_label("MILESTONES", "cardSection"))
+        right.addWidget(self.timeline)
+        right.addStretch(1)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(14, 12, 14, 12)
+        row.setSpacing(14)
+        row.addLayout(left)
+        row.addLayout(middle, 1)
+        row.addLayout(right, 1)
+
+    def _name(self) -> str:
+        return str(self.profile["name"]) if self.profile else ""
+
+    def show_profile(self, profile: dict[str, Any], only_on: bool) -> None:
+        """Fill the card from a profile result's dict and show it."""
+        self.profile = profile
+        name = str(profile.get("name", ""))
+        self.avatar.setPixmap(theme.avatar_pixmap(name, 52))
+        self.name.setText(name)
+        self.relationship.setText(str(profile.get("relationship", "")))
+        self.context.setText(str(profile.get("context", "")))
+        notes = [str(n) for n in profile.get("notes") or []]
+        self.notes.setText("\n".join(f"•  {n}" for n in notes[:MAX_NOTES]))
+        self.notes.setVisible(bool(notes))
+        self._set_interests([str(i) for i in profile.get("interests") or []])
+        milestones = [(str(m.get("date", "")), str(m.get("event", "")))
+                      for m in profile.get("milestones") or [] if isinstance(m, dict)]
+        self.timeline.set_items(milestones)
+        self.only.blockSignals(True)
+        self.only.setText(f"Only {name}")
+        self.only.setChecked(only_on)
+        self.only.blockSignals(False)
+        self.show()
+
+    def _set_interests(self, interests: list[str]) -> None:
+        while self.interests.count():
+            item = self.interests.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        for interest in interests[:MAX_INTERESTS]:
+            self.interests.addWidget(_label(interest, "pill"))
+        self.interests.addStretch(1)
+
+    def clear(self) -> None:
+        self.profile = None
+        self.hide()

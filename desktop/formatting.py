@@ -1,0 +1,107 @@
+"""Pure text helpers for the window: dates, snippets with highlights, locations. No Qt."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from datetime import date, datetime
+
+_MARK = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+_LINE = re.compile(r"^line:(\d+)")
+TYPE_LABELS = {
+    "email_catalog": "email", "board_summary": "board", "rwgps_memory": "ride",
+    "podcast_digest": "podcast", "entity_file": "entity", "codebase_doc": "code doc",
+    "interview_meta": "interview meta", "garmin": "health", "cgm": "glucose",
+}
+
+
+def type_label(source_type: str) -> str:
+    """A short human name for a source type (chips, hits)."""
+    return TYPE_LABELS.get(source_type, source_type.replace("_", " "))
+
+
+def parse_date(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00")).replace(tzinfo=None)
+    except ValueError:
+        try:
+            return datetime.combine(date.fromisoformat(value[:10]), datetime.min.time())
+        except ValueError:
+            return None
+
+
+def relative_date(value: str | None, now: datetime) -> str:
+    """"today", "yesterday", "3 days ago", "2 weeks ago", "in 4 days", "Mar 2024"…"""
+    when = parse_date(value)
+    if when is None:
+        return ""
+    days = (now.date() - when.date()).days
+    if days == 0:
+        return "today"
+    if days == 1:
+        return "yesterday"
+    if days == -1:
+        return "tomorrow"
+    if days < 0:
+        return f"in {-days} days" if days > -14 else when.strftime("%b %-d, %Y")
+    if days < 14:
+        return f"{days} days ago"
+    if days < 60:
+        return f"{days // 7} weeks ago"
+    if days < 365:
+        return f"{days // 30} months ago"
+    return when.strftime("%b %Y")
+
+
+def absolute_date(value: str | None) -> str:
+    """"Tuesday 30 June 2026, 14:05" (time only when the value has one)."""
+    when = parse_date(value)
+    if when is None:
+        return ""
+    text = when.strftime("%A %-d %B %Y")
+    if value and len(value) > 10 and (when.hour or when.minute):
+        text += when.strftime(", %H:%M")
+    return text
+
+
+def snippet_html(snippet: str, colour: str, mark_bg: str | None = None) -> str:
+    """The engine's `**term**` marks as bold, coloured HTML; everything else escaped."""
+    style = f"color:{colour};font-weight:600"
+    if mark_bg:
+        style += f";background-color:{mark_bg}"
+    escaped = html.escape(snippet.replace("\n", " "), quote=False)
+    return _MARK.sub(lambda m: f'<span style="{style}">{m.group(1)}</span>', escaped)
+
+
+def plain_snippet(snippet: str) -> str:
+    return _MARK.sub(lambda m: m.group(1), snippet)
+
+
+def highlight_terms(text: str, terms: Iterable[str], colour: str, mark_bg: str) -> str:
+    """`text` as HTML with every word starting with a matched term highlighted."""
+    escaped = html.escape(text, quote=False)
+    words = sorted({t for t in terms if len(t) >= 2}, key=len, reverse=True)
+    if not words:
+        return escaped.replace("\n", "<br>")
+    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(html.escape(w)) for w in words)
+                         + r")\w*", re.IGNORECASE)
+    style = f"color:{colour};font-weight:600;background-color:{mark_bg}"
+    marked = pattern.sub(lambda m: f'<span style="{style}">{m.group(0)}</span>', escaped)
+    return marked.replace("\n", "<br>")
+
+
+def line_of(location: str) -> int | None:
+    """The line number of a location (`line:12`, `line:12#anchor`), else None."""
+    match = _LINE.match(location or "")
+    return int(match.group(1)) if match else None
+
+
+def human_size(size: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"

@@ -1,0 +1,97 @@
+"""One Memex per user: a QLocalServer named per user, and a client that talks to it.
+
+A second launch, and `memex --toggle`, connect to the running instance, send one line
+("toggle", "show" or "quit") and exit. A socket left behind by a crash is removed with
+`QLocalServer.removeServer` before listening.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import re
+from collections.abc import Mapping
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+ENV_NAME = "MEMEX_INSTANCE"  # tests and side-by-side installs pick their own name
+COMMANDS = ("toggle", "show", "quit")
+TIMEOUT_MS = 1500
+
+
+def socket_name(env: Mapping[str, str]) -> str:
+    """The per-user server name (MEMEX_INSTANCE overrides it)."""
+    if env.get(ENV_NAME):
+        return env[ENV_NAME]
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "user"
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "", user)[:32] or "user"
+    return f"memex-{safe}-{hashlib.sha1(user.encode()).hexdigest()[:8]}"
+
+
+def send(name: str, command: str, timeout_ms: int = TIMEOUT_MS) -> bool:
+    """Deliver `command` to a running instance; False if none is listening."""
+    socket = QLocalSocket()
+    socket.connectToServer(name)
+    if not socket.waitForConnected(timeout_ms):
+        return False
+    socket.write(f"{command}\n".encode())
+    socket.flush()  # usually writes everything at once: then there is nothing left to wait for
+    ok = socket.bytesToWrite() == 0 or socket.waitForBytesWritten(timeout_ms)
+    socket.disconnectFromServer()
+    if socket.state() != QLocalSocket.LocalSocketState.UnconnectedState:
+        socket.waitForDisconnected(timeout_ms)
+    return ok
+
+
+class InstanceServer(QObject):
+    """Listens for commands from later launches; emits each command line."""
+
+    command = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.server = QLocalServer(self)
+        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self.server.newConnection.connect(self._accept)
+        self._buffers: dict[QLocalSocket, bytes] = {}
+
+    def listen(self, name: str) -> bool:
+        """Listen on `name`, clearing a stale socket from a crashed instance first."""
+        if self.server.listen(name):
+            return True
+        QLocalServer.removeServer(name)
+        return self.server.listen(name)
+
+    def error(self) -> str:
+        return self.server.errorString()
+
+    def close(self) -> None:
+        self.server.close()
+
+    def _accept(self) -> None:
+        while self.server.hasPendingConnections():
+            socket = self.server.nextPendingConnection()
+            self._buffers[socket] = b""
+            socket.readyRead.connect(lambda s=socket: self._read(s))
+            socket.disconnected.connect(lambda s=socket: self._closed(s))
+            if socket.bytesAvailable():
+                self._read(socket)
+
+    def _read(self, socket: QLocalSocket) -> None:
+        data = self._buffers.get(socket, b"") + bytes(socket.readAll().data())
+        *lines, rest = data.split(b"\n")
+        self._buffers[socket] = rest
+        for line in lines:
+            text = line.decode("utf-8", "replace").strip()
+            if text in COMMANDS:
+                self.command.emit(text)
+
+    def _closed(self, socket: QLocalSocket) -> None:
+        if socket in self._buffers:
+            self._read(socket)
+            del self._buffers[socket]
+        socket.deleteLater()

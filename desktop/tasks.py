@@ -1,0 +1,337 @@
+"""All of the desktop's threading, in one place (Anki's task manager pattern).
+
+- Database writes go through the engine's one `Writer` (a single thread): reindex, watcher
+  batches, maintenance. Jobs never overlap, and each file is its own transaction.
+- Reads run on a small pool; each pool thread owns its own `Searcher` (its own read
+  connection), rebuilt when the settings change.
+- Results come back to the GUI thread one way only: the `_deliver` signal carries a callable
+  that Qt runs on the thread that owns this object (queued across threads).
+- Searches and previews are "latest only": each request gets a sequence number and an answer
+  is dropped when a newer request of its channel was made meanwhile.
+
+Widgets never create threads; they call the typed one-liners below with an `on_done`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+
+from engine import facets
+from engine.neighbours import Neighbour, neighbours
+from engine.people import load_people
+from engine.records import IndexStats, Person
+from engine.search import Searcher, SearchResponse
+from engine.settings import Settings
+from engine.status import collect_status
+from engine.watcher import Watcher
+from engine.writer import BatchResult, Writer
+
+T = TypeVar("T")
+READERS = 2
+PROGRESS_INTERVAL = 0.05  # seconds between two progress updates sent to the GUI
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What the window asks for: the query and every filter pushed into the engine."""
+
+    query: str
+    source_types: tuple[str, ...] = ()
+    since: str | None = None
+    until: str | None = None
+    people: tuple[str, ...] = ()
+    limit: int = 30
+    prefix: bool = True
+
+
+@dataclass(frozen=True)
+class SearchAnswer:
+    """A search's results, the chip counts and the person the query names (for the card)."""
+
+    request: SearchRequest
+    response: SearchResponse | None
+    counts: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    person: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class WorkState:
+    """What the writer is doing, for the tray tooltip and the status line."""
+
+    label: str = ""  # "" when idle
+    done: int = 0
+    total: int = 0
+
+
+class _GuiReporter:
+    """The engine's Reporter, forwarding throttled progress to the GUI thread."""
+
+    def __init__(self, tasks: Tasks) -> None:
+        self._tasks = tasks
+        self._last = 0.0
+
+    def on_progress(self, done: int, total: int, path: str) -> None:
+        now = time.monotonic()
+        if done < total and now - self._last < PROGRESS_INTERVAL:
+            return
+        self._last = now
+        self._tasks.post(lambda: self._tasks._set_progress(done, total))
+
+    def on_error(self, path: str, message: str) -> None:
+        self._tasks.post(lambda: self._tasks.file_error.emit(path, message))
+
+
+class Tasks(QObject):
+    """The task manager: a writer, a reader pool, and the way back to the GUI thread."""
+
+    _deliver = Signal(object)
+    work_changed = Signal(object)  # WorkState
+    file_error = Signal(str, str)  # path, message
+    index_changed = Signal()  # a writer job changed the index
+    watched = Signal(object)  # BatchResult of a watcher batch or scan
+    notice = Signal(str)  # something the user should know (the watcher polls, …)
+
+    def __init__(self, settings: Settings, readers: int = READERS) -> None:
+        super().__init__()
+        self.settings = settings
+        self._deliver.connect(self._run)
+        self._pool = ThreadPoolExecutor(readers, thread_name_prefix="memex-read")
+        self._readers = readers
+        # Starting and stopping the watcher can take a moment (observers, joins): in order,
+        # off the GUI thread.
+        self._control = ThreadPoolExecutor(1, thread_name_prefix="memex-watch-control")
+        self._local = threading.local()
+        self._generation = 0
+        self._searchers: list[Searcher] = []
+        self._searchers_lock = threading.Lock()
+        self._latest: dict[str, int] = {}
+        self._jobs: list[str] = []
+        self._progress = (0, 0)
+        self._closed = False
+        self.writer = Writer(settings, reporter=_GuiReporter(self))
+        self.watcher: Watcher | None = None
+        # Tests replace this to slow a search down or count calls.
+        self.search_fn: Callable[[SearchRequest], SearchAnswer] = self.run_search
+
+    # -- the way back ---------------------------------------------------------------------------
+
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Run `fn` on the GUI thread (safe to call from any thread)."""
+        if not self._closed:
+            self._deliver.emit(fn)
+
+    def _run(self, fn: Callable[[], Any]) -> None:
+        fn()
+
+    # -- reads (pool) ----------------------------------------------------------------------------
+
+    def searcher(self) -> Searcher:
+        """This pool thread's Searcher, rebuilt after a settings change."""
+        local = self._local
+        if getattr(local, "generation", None) != self._generation:
+            old = getattr(local, "searcher", None)
+            if old is not None:
+                self._forget(old)
+            local.searcher = Searcher(self.settings)
+            local.generation = self._generation
+            with self._searchers_lock:
+                self._searchers.append(local.searcher)
+        searcher: Searcher = local.searcher
+        return searcher
+
+    def _forget(self, searcher: Searcher) -> None:
+        with self._searchers_lock:
+            if searcher in self._searchers:
+                self._searchers.remove(searcher)
+        searcher.close()
+
+    def read(self, fn: Callable[[], T], on_done: Callable[[T], Any],
+             on_error: Callable[[BaseException], Any] | None = None,
+             channel: str | None = None) -> int:
+        """Run `fn` on the pool; `on_done(result)` on the GUI thread unless superseded."""
+        seq = self._latest.get(channel or "", 0) + 1
+        if channel:
+            self._latest[channel] = seq
+        future = self._pool.submit(fn)
+        future.add_done_callback(lambda f: self.post(
+            lambda: self._finish(f, on_done, on_error, channel, seq)))
+        return seq
+
+    def _finish(self, future: Future[T], on_done: Callable[[T], Any],
+                on_error: Callable[[BaseException], Any] | None, channel: str | None,
+                seq: int) -> None:
+        if channel and self._latest.get(channel) != seq:
+            return  # a newer request of this channel was made: drop the stale answer
+        error = future.exception()
+        if error is None:
+            on_done(future.result())
+        elif on_error is not None:
+            on_error(error)
+        else:
+            traceback.print_exception(error)
+
+    def search(self, request: SearchRequest, on_done: Callable[[SearchAnswer], Any]) -> int:
+        """Search and count chips off the GUI thread; only the newest answer is delivered."""
+        fn = self.search_fn
+        return self.read(lambda: fn(request), on_done,
+                         lambda e: on_done(SearchAnswer(request, None, {}, str(e))), "search")
+
+    def run_search(self, request: SearchRequest) -> SearchAnswer:
+        """The default search function, run on a pool thread."""
+        searcher = self.searcher()
+        response = searcher.search(request.query, request.limit, request.source_types or None,
+                                   since=request.since, until=request.until,
+                                   people=request.people or None, prefix=request.prefix)
+        counts = facets.type_counts(searcher.conn, request.query, matcher=searcher.matcher,
+                                    since=request.since, until=request.until,
+                                    people=request.people, prefix=request.prefix,
+                                    stop_words=self.settings["search.stop_words"])
+        person = next((r.profile for r in response.results
+                       if r.source_type == "profile" and r.profile), None)
+        if person is None:  # the engine leaves it out under a type filter; the card stays
+            found = searcher.matcher.find(request.query)
+            person = found.as_dict() if found else None
+        return SearchAnswer(request, response, counts, person=person)
+
+    def warm_up(self) -> None:
+        """Open each reader's connection and load its query model before the first keystroke."""
+        def warm() -> None:
+            # No index yet, no model: the first real search will say so.
+            with contextlib.suppress(Exception):
+                self.searcher().search("memex", 1)
+
+        for _ in range(self._readers):
+            self._pool.submit(warm)
+
+    def neighbours(self, chunk_id: str, on_done: Callable[[list[Neighbour]], Any]) -> int:
+        """The hit and the chunks around it in its file (latest only)."""
+        return self.read(lambda: neighbours(self.searcher().conn, chunk_id), on_done,
+                         lambda e: on_done([]), "neighbours")
+
+    def people(self, on_done: Callable[[list[Person]], Any]) -> int:
+        settings = self.settings
+        return self.read(lambda: load_people(settings), on_done, lambda e: on_done([]))
+
+    def status(self, on_done: Callable[[dict[str, Any]], Any],
+               on_error: Callable[[BaseException], Any] | None = None) -> int:
+        """`memex status` (counts, sizes, last run, bloat), read off the GUI thread."""
+        settings = self.settings
+
+        return self.read(lambda: collect_status(settings), on_done, on_error)
+
+    # -- writes (the engine's one writer) --------------------------------------------------------
+
+    def reindex(self, on_done: Callable[[IndexStats], Any], *, full: bool = False,
+                on_error: Callable[[BaseException], Any] | None = None) -> None:
+        label = "Reindexing everything" if full else "Reindexing"
+        self._write(label, self.writer.reconcile(full=full), lambda r: on_done(r.stats), on_error)
+
+    def index_paths(self, paths: Iterable[str], on_done: Callable[[BatchResult], Any]) -> None:
+        """A watcher batch: index, reindex or delete these files."""
+        self._write("Updating", self.writer.index_paths(paths), on_done, None)
+
+    def maintenance(self, on_done: Callable[[dict[str, Any]], Any],
+                    on_error: Callable[[BaseException], Any] | None = None) -> None:
+        self._write("Rebuilding vector index", self.writer.maintenance(vacuum=True),
+                    on_done, on_error)
+
+    def _write(self, label: str, future: Future[T], on_done: Callable[[T], Any],
+               on_error: Callable[[BaseException], Any] | None) -> None:
+        self._jobs.append(label)
+        self._progress = (0, 0)
+        self.work_changed.emit(self.work_state())
+        future.add_done_callback(lambda f: self.post(
+            lambda: self._write_done(label, f, on_done, on_error)))
+
+    def _write_done(self, label: str, future: Future[T], on_done: Callable[[T], Any],
+                    on_error: Callable[[BaseException], Any] | None) -> None:
+        self._jobs.remove(label)
+        self._progress = (0, 0)
+        self._generation += 1  # people and embedder may have changed: fresh searchers
+        self.work_changed.emit(self.work_state())
+        self.index_changed.emit()
+        self._finish(future, on_done, on_error, None, 0)
+
+    def _set_progress(self, done: int, total: int) -> None:
+        self._progress = (done, total)
+        self.work_changed.emit(self.work_state())
+
+    def work_state(self) -> WorkState:
+        if self._jobs:
+            return WorkState(self._jobs[0], *self._progress)
+        if self._progress[1] and self._progress[0] < self._progress[1]:
+            return WorkState("Updating", *self._progress)  # the watcher's own scan
+        return WorkState()
+
+    # -- watching (the engine's watcher, feeding the same writer) --------------------------------
+
+    def start_watching(self) -> None:
+        """Watch the roots; changed files go to the one writer (a catch-up scan runs first)."""
+        if self.watcher is not None or not self.settings.roots:
+            return
+        self.watcher = Watcher(
+            self.settings, writer=self.writer,
+            on_indexed=lambda batch: self.post(lambda: self._watched(batch)),
+            on_error=lambda path, message: self.post(lambda: self.file_error.emit(path, message)),
+            on_notice=lambda text: self.post(lambda: self.notice.emit(text)))
+        self._control.submit(self.watcher.start)
+
+    def stop_watching(self) -> None:
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            self._control.submit(watcher.stop)
+
+    def set_paused(self, paused: bool) -> None:
+        if self.watcher is not None:
+            (self.watcher.pause if paused else self.watcher.resume)()
+
+    @property
+    def watching(self) -> bool:
+        return self.watcher is not None and not self.watcher.paused
+
+    def _watched(self, batch: BatchResult) -> None:
+        self._progress = (0, 0)
+        self._generation += 1
+        self.work_changed.emit(self.work_state())
+        if batch.stats.files or batch.stats.deleted_chunks:
+            self.index_changed.emit()
+        self.watched.emit(batch)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._jobs)
+
+    # -- life cycle ------------------------------------------------------------------------------
+
+    def update_settings(self, settings: Settings) -> None:
+        """Use new settings: fresh searchers, and a new writer after the queued jobs."""
+        watching = self.watcher is not None
+        self.stop_watching()
+        self.settings = settings
+        self._generation += 1
+        old, self.writer = self.writer, Writer(settings, reporter=_GuiReporter(self))
+        self._pool.submit(old.close)  # waits for its running job without blocking the GUI
+        if watching:
+            self.start_watching()
+
+    def shutdown(self) -> None:
+        """Stop the writer between two files, finish reads, close every connection."""
+        self._closed = True
+        self.stop_watching()
+        self._control.shutdown(wait=True)
+        self.writer.close()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        with self._searchers_lock:
+            searchers, self._searchers = self._searchers, []
+        for searcher in searchers:
+            searcher.close()

@@ -1,0 +1,392 @@
+"""The search window: frameless, centred, keyboard first, results while typing.
+
+Layout, top to bottom: the query field, the filter row (chips, date, person), a banner for
+keyword-only results, the person card, the hits beside a preview, and a status line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QCursor, QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMenu,
+    QProgressBar,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop import theme
+from desktop.card import ProfileCard
+from desktop.filters import FilterBar
+from desktop.formatting import line_of
+from desktop.opener import Opener
+from desktop.preview import Preview
+from desktop.results import ResultDelegate, ResultModel
+from desktop.tasks import SearchAnswer, SearchRequest, Tasks, WorkState
+from engine.neighbours import Neighbour
+from engine.records import SearchResult
+
+DEBOUNCE_MS = 120
+SIZE = QSize(920, 700)
+MOVE_KEYS = {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown,
+             Qt.Key.Key_Home, Qt.Key.Key_End}
+HINTS = "↵ open   ⌃↵ reveal   ⌃C copy   ⇥ filters   esc close"
+
+
+class SearchWindow(QWidget):
+    """The window; `tasks` runs every search, `opener` opens hits (injected in tests)."""
+
+    answered = Signal(object)  # SearchAnswer, after the window has shown it
+
+    def __init__(self, tasks: Tasks, now: Callable[[], datetime], opener: Opener,
+                 menu: QMenu | None = None, tool: bool = True, limit: int = 30) -> None:
+        super().__init__()
+        self.tasks = tasks
+        self.now = now
+        self.opener = opener
+        self.limit = limit
+        self.can_hide = True  # False without tray and hotkey: Escape minimises instead
+        self.hide_on_blur = True
+        self._was_active = False
+        self.last_answer: SearchAnswer | None = None
+        self.people: list[str] = []
+        flags = Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint
+        self.setWindowFlags(flags | (Qt.WindowType.Tool if tool else Qt.WindowType.Window))
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        self.setWindowTitle("Memex")
+        self.setWindowIcon(theme.app_icon())
+        self.resize(SIZE)
+        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.search_now)
+        self._build(menu)
+        tasks.work_changed.connect(self.show_work)
+        tasks.index_changed.connect(self._index_changed)
+        self.show_message("Type to search your notes, chats, meetings, mail and people.")
+
+    # -- building --------------------------------------------------------------------------------
+
+    def _build(self, menu: QMenu | None) -> None:
+        self.query = QLineEdit()
+        self.query.setObjectName("query")
+        self.query.setPlaceholderText("Search everything…")
+        self.query.textChanged.connect(self._typed)
+        self.query.installEventFilter(self)
+        icon = QLabel()
+        icon.setPixmap(theme.ui_icon("search", 22).pixmap(22, 22))
+        self.menu_button = QToolButton()
+        self.menu_button.setObjectName("headerButton")
+        self.menu_button.setIcon(theme.ui_icon("more", 20))
+        self.menu_button.setToolTip("Memex menu")
+        self.menu_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        if menu is not None:
+            self.menu_button.setMenu(menu)
+            self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        header = QHBoxLayout()
+        header.addWidget(icon)
+        header.addWidget(self.query, 1)
+        header.addWidget(self.menu_button)
+        self.filters = FilterBar(self.now)
+        self.filters.changed.connect(self.search_now)
+        self.banner = QLabel(objectName="banner", wordWrap=True)
+        self.banner.hide()
+        self.card = ProfileCard()
+        self.card.only_person.connect(self._only_person)
+        self.card.all_mentions.connect(self._all_mentions)
+        self.body = QStackedWidget()
+        self.body.addWidget(self._results_pane())
+        self.message = QLabel(objectName="emptyState", wordWrap=True,
+                              alignment=Qt.AlignmentFlag.AlignCenter)
+        self.body.addWidget(self.message)
+        self.status = QLabel(objectName="statusLine")
+        self.progress = QProgressBar(objectName="workProgress", textVisible=False)
+        self.progress.setFixedWidth(120)
+        self.progress.hide()
+        footer = QHBoxLayout()
+        footer.addWidget(self.status)
+        footer.addWidget(self.progress)
+        footer.addStretch(1)
+        footer.addWidget(QLabel(HINTS, objectName="keyHints"))
+        separator = QFrame(objectName="separator")
+        panel = QFrame(objectName="panel")
+        inner = QVBoxLayout(panel)
+        inner.setContentsMargins(16, 10, 16, 10)
+        inner.setSpacing(8)
+        inner.addLayout(header)
+        inner.addWidget(separator)
+        inner.addWidget(self.filters)
+        inner.addWidget(self.banner)
+        inner.addWidget(self.card)
+        inner.addWidget(self.body, 1)
+        inner.addLayout(footer)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(panel)
+        QWidget.setTabOrder(self.query, self.filters.all_chip)
+        QWidget.setTabOrder(self.filters.person, self.list)
+        self.setFocusProxy(self.query)
+
+    def _results_pane(self) -> QSplitter:
+        self.model = ResultModel()
+        self.list = QListView(objectName="results")
+        self.list.setModel(self.model)
+        self.list.setItemDelegate(ResultDelegate(self.now))
+        self.list.setMouseTracking(True)
+        self.list.setUniformItemSizes(True)
+        self.list.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
+        self.list.installEventFilter(self)
+        self.list.doubleClicked.connect(lambda _index: self.open_current())
+        self.list.selectionModel().currentChanged.connect(lambda *_: self._selected())
+        self.preview = Preview()
+        splitter = QSplitter()
+        splitter.addWidget(self.list)
+        splitter.addWidget(self.preview)
+        splitter.setSizes([500, 400])
+        splitter.setChildrenCollapsible(False)
+        splitter.setHandleWidth(1)
+        return splitter
+
+    # -- showing and hiding ----------------------------------------------------------------------
+
+    def summon(self) -> None:
+        """Centre on the screen under the mouse, show, focus the query (text selected)."""
+        screen = QGuiApplication.screenAt(QCursor.pos()) or QGuiApplication.primaryScreen()
+        if screen is not None:
+            area = screen.availableGeometry()
+            self.move(area.x() + (area.width() - self.width()) // 2,
+                      area.y() + max(0, (area.height() - self.height()) // 3))
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+        self.query.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+        self.query.selectAll()
+
+    def toggle(self) -> None:
+        if self.isVisible() and self.isActiveWindow() and not self.isMinimized():
+            self.dismiss()
+        else:
+            self.summon()
+
+    def dismiss(self) -> None:
+        if self.can_hide:
+            self.hide()
+        else:
+            self.showMinimized()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() != QEvent.Type.ActivationChange:
+            return
+        if self.isActiveWindow():
+            self._was_active = True
+        elif self._was_active and self.hide_on_blur and self.can_hide:
+            self._was_active = False  # hide only when focus goes from us to elsewhere
+            QTimer.singleShot(0, self._maybe_hide_on_blur)
+
+    def _maybe_hide_on_blur(self) -> None:
+        active = QApplication.activeWindow()
+        if not self.isVisible() or active is self:
+            return
+        widget = active
+        while widget is not None:  # our own dialogs (date range, settings) keep it open
+            if widget is self:
+                return
+            widget = widget.parentWidget()
+        if active is None and QApplication.activePopupWidget() is not None:
+            return
+        self.hide()
+
+    # -- searching -------------------------------------------------------------------------------
+
+    def request(self) -> SearchRequest:
+        since, until = self.filters.date_range()
+        person = self.filters.person_name()
+        return SearchRequest(self.query.text().strip(), self.filters.selected_types(), since,
+                             until, (person,) if person else (), self.limit, prefix=True)
+
+    def _typed(self, _text: str) -> None:
+        self._debounce.start()
+
+    def search_now(self) -> None:
+        self._debounce.stop()
+        request = self.request()
+        if not request.query:
+            self.last_answer = None
+            self.model.set_results([])
+            self.card.clear()
+            self.banner.hide()
+            self.filters.set_counts({})
+            self.status.setText("")
+            self.show_message("Type to search your notes, chats, meetings, mail and people.")
+            return
+        self.tasks.search(request, self.show_answer)
+
+    def show_answer(self, answer: SearchAnswer) -> None:
+        """Show a (fresh) answer: card, hits, chips, banner, status line."""
+        self.last_answer = answer
+        if answer.response is None:
+            self._show_failure(answer.error or "the search failed")
+            self.answered.emit(answer)
+            return
+        response = answer.response
+        hits = [r for r in response.results if r.source_type != "profile"]
+        if answer.person:
+            name = answer.person.get("name")
+            self.card.show_profile(answer.person, self.filters.person_name() == name)
+        else:
+            self.card.clear()
+        self.filters.set_counts(answer.counts)
+        keyword_only = response.mode == "bm25" and bool(response.warnings)
+        self.banner.setVisible(bool(response.warnings))
+        if response.warnings:
+            prefix = "Keyword results only. " if keyword_only else ""
+            self.banner.setText(prefix + " ".join(response.warnings))
+        self.model.set_results(hits)
+        self.status.setText(f"{len(hits)} hit{'s' if len(hits) != 1 else ''} · "
+                            f"{response.took_ms:.0f} ms · {response.mode}")
+        if hits:
+            self.body.setCurrentIndex(0)
+            self.list.setCurrentIndex(self.model.index(0))
+        else:
+            self.preview.clear_result()
+            self.show_message(self._no_results_text(answer.request))
+        self.answered.emit(answer)
+
+    def _no_results_text(self, request: SearchRequest) -> str:
+        narrowed = request.source_types or request.since or request.people
+        text = f"No results for “{request.query}”."
+        return text + ("\nTry removing a filter." if narrowed else "\nTry other words.")
+
+    def _show_failure(self, error: str) -> None:
+        self.model.set_results([])
+        self.card.clear()
+        self.status.setText("")
+        if "no index" in error.lower() or "holds no memex index" in error.lower():
+            self.show_message("There is no index yet.\nChoose “Reindex now” in the Memex menu, "
+                              "or set your data folders in Settings.")
+        else:
+            self.show_message(f"The search failed: {error}")
+
+    def show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.body.setCurrentIndex(1)
+
+    def _index_changed(self) -> None:
+        if self.isVisible() and self.query.text().strip():
+            self.search_now()
+
+    def _only_person(self, name: str, on: bool) -> None:
+        self.filters.set_person(name if on else None)
+
+    def _all_mentions(self, name: str) -> None:
+        self.filters.set_person(None, notify=False)
+        self.query.setText(name)
+        self.search_now()
+
+    # -- the selected hit ------------------------------------------------------------------------
+
+    def current(self) -> SearchResult | None:
+        index = self.list.currentIndex()
+        return self.model.results[index.row()] if index.isValid() else None
+
+    def _selected(self) -> None:
+        result = self.current()
+        if result is None:
+            self.preview.clear_result()
+            return
+        self.preview.show_result(result)
+        self.tasks.neighbours(result.id, lambda around: self._show_neighbours(result, around))
+
+    def _show_neighbours(self, result: SearchResult, around: list[Neighbour]) -> None:
+        if self.current() is result:
+            self.preview.show_result(result, around)
+
+    def open_current(self, reveal: bool = False) -> bool:
+        result = self.current()
+        if result is None:
+            return False
+        if reveal:
+            done = self.opener.reveal(result.source_file)
+        else:
+            done = self.opener.open(result.source_file, line_of(result.location))
+        if done:
+            self.dismiss()
+        return done
+
+    def copy_current(self) -> bool:
+        result = self.current()
+        if result is None:
+            return False
+        QGuiApplication.clipboard().setText(result.content)
+        self.status.setText("Copied the hit's text")
+        return True
+
+    def move_selection(self, key: Qt.Key) -> None:
+        rows = self.model.rowCount()
+        if not rows:
+            return
+        row = max(0, self.list.currentIndex().row())
+        page = max(1, self.list.viewport().height() // 86)
+        target = {Qt.Key.Key_Up: row - 1, Qt.Key.Key_Down: row + 1,
+                  Qt.Key.Key_PageUp: row - page, Qt.Key.Key_PageDown: row + page,
+                  Qt.Key.Key_Home: 0, Qt.Key.Key_End: rows - 1}[key]
+        index = self.model.index(min(rows - 1, max(0, target)))
+        self.list.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self.list.scrollTo(index)
+
+    # -- keys ------------------------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            return self._key(watched, event)
+        return super().eventFilter(watched, event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() == Qt.Key.Key_Escape:
+            self.dismiss()
+            return
+        super().keyPressEvent(event)
+
+    def _key(self, watched: QObject, event: QKeyEvent) -> bool:
+        key = Qt.Key(event.key())
+        ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+        if key in MOVE_KEYS and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.move_selection(key)
+            return True
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.open_current(reveal=ctrl)
+            return True
+        if key == Qt.Key.Key_Escape:
+            self.dismiss()
+            return True
+        if event.matches(QKeySequence.StandardKey.Copy):
+            if watched is self.query and self.query.hasSelectedText():
+                return False
+            return self.copy_current()
+        if watched is self.list and event.text().isprintable() and event.text().strip():
+            self.query.setFocus()
+            self.query.insert(event.text())
+            return True
+        return False
+
+    # -- background work -------------------------------------------------------------------------
+
+    def show_work(self, state: WorkState) -> None:
+        self.progress.setVisible(bool(state.label))
+        if state.label:
+            self.progress.setRange(0, state.total or 0)
+            self.progress.setValue(state.done)
+            self.progress.setToolTip(f"{state.label} {state.done}/{state.total}"
+                                     if state.total else state.label)

@@ -1,0 +1,42 @@
+"""Desktop fixtures: the real app on a private copy of the demo index, offscreen."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from desktop_helpers import RecordingOpener, start_app, wait_for  # noqa: E402
+
+from desktop.controller import MemexApp  # noqa: E402
+from engine.search import Searcher  # noqa: E402
+from engine.settings import Settings  # noqa: E402
+
+
+@pytest.fixture
+def opener() -> RecordingOpener:
+    return RecordingOpener()
+
+
+@pytest.fixture
+def memex(qapp: Any, qtbot: Any, demo_index: Settings,
+          opener: RecordingOpener) -> Iterator[MemexApp]:
+    """The app on the demo index, without watcher, tray or hotkey; the window shown."""
+    app = start_app(qapp, demo_index.with_values(desktop__watching=False), opener)
+    qtbot.addWidget(app.window)
+    app.window.summon()
+    wait_for(qtbot, lambda: app.last_status is not None)
+    yield app
+    app.shutdown()
+    qapp.setQuitOnLastWindowClosed(True)
+
+
+@pytest.fixture
+def searcher(demo_index: Settings) -> Iterator[Searcher]:
+    """The engine, directly, to compare the window's answers against."""
+    s = Searcher(demo_index)
+    yield s
+    s.close()
