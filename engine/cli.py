@@ -11,6 +11,7 @@ import json
 import shutil
 import sys
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -230,15 +231,37 @@ def cmd_status(argv: Sequence[str], out: TextIO) -> int:
         return EXIT_OK
     out.write(f"index      {status['db']} ({status['size_bytes'] / 1e6:.1f} MB)\n")
     out.write(f"embedder   {status['embedder'] or 'none'}\n")
+    if status.get("reembed"):
+        r = status["reembed"]
+        out.write(f"re-embed   to {r['to']}: {r['done']}/{r['total']} chunks "
+                  "(search uses the old vectors until done; 'memex reindex' resumes)\n")
     out.write(f"files      {status['files']} ({len(status['errors'])} with errors)\n")
     out.write(f"chunks     {status['chunks']} (vectors {status['counts']['vectors']})\n")
     for source_type, count in status["per_type"].items():
         out.write(f"  {source_type:<16}{count:>8}\n")
+    slots = status["vector_slots"]
+    out.write(f"vec slots  {slots['live']} live, {slots['dead']} dead of {slots['allocated']} "
+              f"({slots['fraction']:.0%})\n")
+    if status["maintenance_suggested"]:
+        out.write("suggest    run 'memex maintenance' to rebuild the vector index and reclaim "
+                  "space\n")
     if status["last_run"]:
-        run = status["last_run"]
-        out.write(f"last run   {run.get('files')} file(s), {run.get('chunks')} new chunk(s), "
-                  f"{run.get('errors')} error(s), {run.get('seconds')}s\n")
+        out.write(f"last run   {describe_run(status['last_run'])}\n")
     return EXIT_OK
+
+
+def describe_run(run: dict[str, Any]) -> str:
+    """One line for the newest run-log record (or the older meta summary)."""
+    when = run.get("at", "")
+    if isinstance(when, float):
+        when = datetime.fromtimestamp(when).strftime("%Y-%m-%dT%H:%M:%S")
+    if run.get("kind") in ("maintenance", "check", "repair"):
+        detail = (f"{run.get('bytes_reclaimed', 0) / 1e6:.1f} MB reclaimed"
+                  if "bytes_reclaimed" in run else ("ok" if run.get("ok") else "problems found"))
+    else:
+        detail = (f"{run.get('files')} file(s), {run.get('chunks_new', run.get('chunks'))} new "
+                  f"chunk(s), {run.get('error_count', run.get('errors'))} error(s)")
+    return f"{run.get('kind', 'reindex')} {when}: {detail}, {run.get('seconds')}s"
 
 
 def cmd_demo(argv: Sequence[str], out: TextIO) -> int:

@@ -19,7 +19,7 @@ import apsw
 import numpy as np
 from filelock import FileLock
 
-from engine import db, vectors
+from engine import db, runlog, vectors
 from engine.embedders import Embedder, EmbedderError, create_embedder
 from engine.extractors import ExtractError, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
@@ -63,6 +63,15 @@ class _Run:
     embedded: int = 0
     deleted_files: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage, for the run log
+    reasons: dict[str, int] = field(default_factory=dict)  # "embedded.new", "deleted.file_gone", …
+
+    def add_time(self, stage: str, started: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
+
+    def count(self, reason: str, n: int) -> None:
+        if n:
+            self.reasons[reason] = self.reasons.get(reason, 0) + n
 
 
 def open_writer(settings: Settings) -> apsw.Connection:
@@ -101,7 +110,10 @@ class Indexer:
         self.embedder = embedder
         self.reporter = reporter or NullReporter()
         self.vec_table = db.active_vec_table(conn) if embedder else None
+        # A new embedder's table being built aside: new vectors go only there until the swap.
+        self.build_table = vectors.pending_table(conn) if embedder else None
         self.run = _Run()
+        self.missing_reason = "missing_vector"  # why embed_missing embeds: set by reindex
 
     def index_file(self, found: Found, *, force: bool = False) -> None:
         """Bring one file's chunks in line with the disk, in one transaction."""
@@ -115,7 +127,9 @@ class Indexer:
         try:
             if found.size > self.settings["max_file_bytes"]:
                 raise ExtractError(f"file is larger than {self.settings['max_file_bytes']} bytes")
+            started = time.perf_counter()
             chunks, problems = make_chunks(found, found.path.read_bytes())
+            self.run.add_time("extract", started)
         except (ExtractError, OSError, ValueError, UnicodeError, KeyError, TypeError) as exc:
             self._record_failure(found, exc)
             return
@@ -149,6 +163,7 @@ class Indexer:
         new = [c for c in chunks if c.id not in existing]
         gone = [seq for cid, seq in existing.items() if cid not in wanted]
         vectors_new = self._embed([c.content for c in new])
+        started = time.perf_counter()
         with db.transaction(self.conn):
             for seq in gone:
                 vectors.delete_vector(self.conn, self.vec_table, seq)
@@ -157,6 +172,10 @@ class Indexer:
             for i, chunk in enumerate(new):
                 self._insert(chunk, None if vectors_new is None else vectors_new[i], ordinal[chunk.id])
             self._write_state(found, error)
+        self.run.add_time("write", started)
+        self.run.count("embedded." + ("changed" if existing else "new"),
+                       0 if vectors_new is None else len(new))
+        self.run.count("deleted.changed", len(gone))
         self.run.chunks += len(new)
         self.run.unchanged += len(chunks) - len(new)
         self.run.deleted += len(gone)
@@ -164,6 +183,7 @@ class Indexer:
     def _embed(self, texts: Sequence[str]) -> np.ndarray | None:
         if self.embedder is None or not texts:
             return None
+        started = time.perf_counter()
         try:
             out = np.concatenate([self.embedder.embed(texts[i:i + EMBED_SUB_BATCH])
                                   for i in range(0, len(texts), EMBED_SUB_BATCH)])
@@ -171,22 +191,25 @@ class Indexer:
             self._report("<embedder>", f"embedding failed, stored without vectors: {exc}")
             self.embedder = None
             return None
+        self.run.add_time("embed", started)
         self.run.embedded += len(texts)
         return out
 
     def _insert(self, chunk: Chunk, vector: np.ndarray | None, ordinal: int) -> None:
         blob = None if vector is None else vector.astype(np.float32).tobytes()
+        table = self.build_table or self.vec_table
+        stored = None if self.build_table else blob  # chunks.embedding: active model only
         self.conn.execute(
             "INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "
             "indexed_at, content_hash, content_date, title, location, people, ordinal) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (chunk.id, chunk.source_file, chunk.source_type, chunk.content,
-             json.dumps(chunk.metadata, ensure_ascii=False, default=str), blob, time.time(),
+             json.dumps(chunk.metadata, ensure_ascii=False, default=str), stored, time.time(),
              chunk.content_hash, chunk.content_date, chunk.title, chunk.location,
              "\n".join(chunk.people), ordinal))
-        if blob is not None and self.vec_table:
+        if blob is not None and table:
             seq = self.conn.last_insert_rowid()
-            vectors.insert_vector(self.conn, self.vec_table, seq, blob, chunk.source_type,
+            vectors.insert_vector(self.conn, table, seq, blob, chunk.source_type,
                                   chunk.content_date)
 
     def delete_file(self, path: str) -> None:
@@ -200,9 +223,13 @@ class Indexer:
             self.conn.execute("DELETE FROM index_state WHERE source_file = ?", (path,))
         self.run.deleted += len(seqs)
         self.run.deleted_files += 1
+        self.run.count("deleted.file_gone", len(seqs))
 
     def embed_missing(self) -> None:
         """Give a vector to every chunk stored without one (embedder was down, or switched)."""
+        if self.embedder is not None and self.build_table:
+            self._finish_build()
+            return
         if self.embedder is None or not self.vec_table:
             return
         while True:
@@ -214,11 +241,21 @@ class Indexer:
             embedded = self._embed([r[1] for r in rows])
             if embedded is None:
                 return
+            self.run.count("embedded." + self.missing_reason, len(rows))
             with db.transaction(self.conn):
                 for (seq, _, source_type, date), vector in zip(rows, embedded, strict=True):
                     blob = vector.astype(np.float32).tobytes()
                     self.conn.execute("UPDATE chunks SET embedding = ? WHERE seq = ?", (blob, seq))
                     vectors.insert_vector(self.conn, self.vec_table, seq, blob, source_type, date)
+
+    def _finish_build(self) -> None:
+        """Re-embed every chunk into the new embedder's table, then swap it in (vectors.py)."""
+        assert self.build_table is not None
+        complete = vectors.fill_pending(
+            self.conn, self.build_table, self._embed,
+            on_batch=lambda n: self.run.count("embedded.embedder_change", n))
+        if complete and vectors.swap(self.conn):
+            self.vec_table, self.build_table = db.active_vec_table(self.conn), None
 
     def stats(self, seconds: float) -> IndexStats:
         r = self.run
@@ -253,10 +290,25 @@ def _targets(settings: Settings, paths: Iterable[str | Path] | None) -> list[Fou
     return found
 
 
+def run_record(run: _Run, stats: IndexStats, kind: str) -> dict[str, object]:
+    """The run-log line of one reindex: counts, reasons, per-stage timings and errors."""
+    return runlog.make_record(
+        kind, seconds=round(stats.seconds, 3), files=stats.files, skipped=stats.skipped,
+        deleted_files=stats.deleted_files, chunks_new=stats.chunks,
+        chunks_unchanged=stats.unchanged_chunks, chunks_deleted=stats.deleted_chunks,
+        embedded=stats.embedded, reasons=dict(sorted(run.reasons.items())),
+        timings={k: round(v, 3) for k, v in run.timings.items()},
+        errors=[{"file": f, "error": e} for f, e in stats.errors[:50]],
+        error_count=len(stats.errors))
+
+
 def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | None = None,
             reporter: Reporter | None = None, full: bool = False,
-            embedder: Embedder | None = None) -> IndexStats:
-    """Index what changed under the roots (or only `paths`); returns what was done."""
+            embedder: Embedder | None = None, kind: str | None = None) -> IndexStats:
+    """Index what changed under the roots (or only `paths`); returns what was done.
+
+    Appends one line to the run log (`kind` defaults to reindex / reindex-full / reindex-paths).
+    """
     from engine.settings import load_settings
 
     settings = settings or load_settings()
@@ -265,12 +317,17 @@ def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | N
     with writer_lock(settings):
         conn = open_writer(settings)
         try:
+            embedder_before = db.get_meta(conn, "embedder")
             if embedder is not None:
                 vectors.ensure_vec_table(conn, embedder)
             else:
                 embedder = load_embedder(settings, conn, reporter)
             indexer = Indexer(settings, conn, embedder, reporter)
+            if embedder_before and embedder_before != db.get_meta(conn, "embedder"):
+                indexer.missing_reason = "embedder_change"
+            discover_started = time.perf_counter()
             targets = _targets(settings, paths)
+            indexer.run.add_time("discover", discover_started)
             for done, found in enumerate(targets, start=1):
                 indexer.index_file(found, force=full)
                 reporter.on_progress(done, len(targets), str(found.path))
@@ -291,6 +348,9 @@ def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | N
                     {"at": time.time(), "files": stats.files, "chunks": stats.chunks,
                      "deleted": stats.deleted_chunks, "errors": len(stats.errors),
                      "seconds": round(stats.seconds, 3)}))
+            default_kind = "reindex-paths" if paths is not None else (
+                "reindex-full" if full else "reindex")
+            runlog.append(settings, run_record(indexer.run, stats, kind or default_kind))
             return stats
         finally:
             conn.close()

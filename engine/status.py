@@ -6,7 +6,8 @@ import json
 import os
 from typing import Any
 
-from engine import db
+from engine import db, runlog, vectors
+from engine.maintenance import dead_slots
 from engine.settings import Settings
 
 
@@ -17,6 +18,12 @@ def file_sizes(settings: Settings) -> dict[str, int]:
         p = path.with_name(path.name + suffix)
         sizes["db" + suffix.replace("-", "_")] = p.stat().st_size if p.exists() else 0
     return sizes
+
+
+def _reembed(conn: Any) -> dict[str, Any] | None:
+    """A switch of embedder in progress: {"from", "to", "done", "total"}, else None."""
+    progress = vectors.build_progress(conn)
+    return None if progress is None else progress.as_json()
 
 
 def collect_status(settings: Settings) -> dict[str, Any]:
@@ -31,6 +38,7 @@ def collect_status(settings: Settings) -> dict[str, Any]:
         page_count = conn.execute("PRAGMA page_count").fetchone()[0]
         free_pages = conn.execute("PRAGMA freelist_count").fetchone()[0]
         last_run = db.get_meta(conn, "last_run")
+        slots = dead_slots(conn)
         status = {
             "db": str(settings.db_path),
             "roots": [str(r) for r in settings.roots],
@@ -40,10 +48,14 @@ def collect_status(settings: Settings) -> dict[str, Any]:
             "counts": db.counts(conn),
             "embedder": db.get_meta(conn, "embedder"),
             "vec_table": db.active_vec_table(conn),
+            "reembed": _reembed(conn),
             "sizes": file_sizes(settings),
             "free_page_fraction": round(free_pages / page_count, 4) if page_count else 0.0,
             "errors": [{"file": f, "error": e} for f, e in errors],
-            "last_run": json.loads(last_run) if last_run else None,
+            "last_run": runlog.last_run(settings) or (json.loads(last_run) if last_run else None),
+            "vector_slots": slots,
+            "maintenance_suggested": max(slots["fraction"], free_pages / max(page_count, 1))
+            >= settings["maintenance.bloat_threshold"],
             "schema_version": db.get_meta(conn, "schema_version"),
         }
     finally:

@@ -1,13 +1,34 @@
-"""The vec0 table of the active embedder: which one, creating it, writing rows."""
+"""The vec0 tables: the active one that search uses, and the one being built beside it.
+
+Vectors of two models never mix. `meta` names the active embedder (`embedder`,
+`embedder_name`, `model_id`, `dimension`, `vec_table`, `embedder_config`) and
+`chunks.embedding` always holds the active model's vectors. When the configured embedder
+differs, `ensure_vec_table` starts a build aside: a new vec0 table of the new dimension,
+named in `pending_*` meta keys. The indexer fills it (new vectors go only there), search
+keeps using the old table and the old model, and `swap` makes it active in one
+transaction: `chunks.embedding` is refreshed from it and the old table is dropped.
+A crash during the build leaves the old index as it was; the next reindex resumes.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import apsw
+import numpy as np
 
 from engine import db
-from engine.embedders import Embedder
+from engine.embedders import Embedder, Vectors
+
+ACTIVE_KEYS = ("embedder", "embedder_name", "model_id", "dimension", "vec_table",
+               "embedder_config")
+PENDING_PREFIX = "pending_"
+BUILD_BATCH = 256
+Embed = Callable[[Sequence[str]], Vectors | None]
 
 
 def embedder_key(embedder: Embedder) -> str:
@@ -19,29 +40,160 @@ def table_name(embedder: Embedder) -> str:
     return f"chunks_vec_{slug}_{embedder.dim}"
 
 
-def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
-    """Make the embedder's vec0 table the active one; True if vectors must be (re)built.
+def embedder_config(embedder: Embedder) -> dict[str, Any]:
+    """The settings that recreate this embedder (for query embedding with the index's model)."""
+    extra = getattr(embedder, "config", None)
+    return {"embedder.name": embedder.name, **(extra if isinstance(extra, dict) else {})}
 
-    Vectors of two models never mix: a different embedder gets its own table, and every
-    stored embedding is cleared so the indexer embeds all chunks again.
+
+def _meta_values(embedder: Embedder) -> dict[str, str]:
+    return {"embedder": embedder_key(embedder), "embedder_name": embedder.name,
+            "model_id": embedder.model_id, "dimension": str(embedder.dim),
+            "vec_table": table_name(embedder),
+            "embedder_config": json.dumps(embedder_config(embedder), sort_keys=True)}
+
+
+def pending_table(conn: apsw.Connection) -> str | None:
+    """The vec0 table being built for a new embedder, or None."""
+    return db.get_meta(conn, PENDING_PREFIX + "vec_table")
+
+
+def _drop_pending(conn: apsw.Connection, keep: str | None = None) -> None:
+    table = pending_table(conn)
+    if table and table != keep and db.table_exists(conn, table):
+        conn.execute(f"DROP TABLE {table}")
+    for key in ACTIVE_KEYS:
+        db.delete_meta(conn, PENDING_PREFIX + key)
+
+
+def _activate(conn: apsw.Connection, embedder: Embedder) -> None:
+    """Make the embedder active at once (there are no vectors worth keeping)."""
+    old = db.active_vec_table(conn)
+    values = _meta_values(embedder)
+    conn.execute(db.vec_table_sql(values["vec_table"], embedder.dim))
+    conn.execute("UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL")
+    if old and old != values["vec_table"] and db.table_exists(conn, old):
+        conn.execute(f"DROP TABLE {old}")
+    _drop_pending(conn, keep=values["vec_table"])
+    for key, value in values.items():
+        db.set_meta(conn, key, value)
+
+
+def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
+    """Prepare the vectors for `embedder`; True if vectors must be (re)built.
+
+    Same embedder as the active one: nothing to do (a stale build aside is dropped).
+    No active vectors yet: the embedder becomes active at once. Otherwise a build aside
+    starts, or resumes if one for this embedder exists.
     """
     key = embedder_key(embedder)
-    table = table_name(embedder)
     with db.transaction(conn):
-        current = db.get_meta(conn, "embedder")
-        if current == key and db.table_exists(conn, table):
+        active = db.active_vec_table(conn)
+        if db.get_meta(conn, "embedder") == key and active and db.table_exists(conn, active):
+            if pending_table(conn):
+                _drop_pending(conn)
+            return False
+        has_vectors = bool(active and db.table_exists(conn, active) and conn.execute(
+            "SELECT 1 FROM chunks WHERE embedding IS NOT NULL LIMIT 1").fetchone())
+        if not has_vectors:
+            _activate(conn, embedder)
+            return True
+        if db.get_meta(conn, PENDING_PREFIX + "embedder") == key and db.table_exists(
+                conn, table_name(embedder)):
+            return True
+        _drop_pending(conn)
+        values = _meta_values(embedder)
+        conn.execute(db.vec_table_sql(values["vec_table"], embedder.dim))
+        for name, value in values.items():
+            db.set_meta(conn, PENDING_PREFIX + name, value)
+    return True
+
+
+def missing_in(conn: apsw.Connection, table: str) -> list[int]:
+    """Chunk seqs that have no row in `table`, in order."""
+    have = {row[0] for row in conn.execute(f"SELECT rowid FROM {table}")}
+    return [seq for (seq,) in conn.execute("SELECT seq FROM chunks ORDER BY seq")
+            if seq not in have]
+
+
+def fill_pending(conn: apsw.Connection, table: str, embed: Embed,
+                 on_batch: Callable[[int], None] | None = None) -> bool:
+    """Embed every chunk missing from the table being built; True when it is complete.
+
+    `embed` returns None when the embedder failed: the build stops and resumes next time.
+    """
+    todo = missing_in(conn, table)
+    for start in range(0, len(todo), BUILD_BATCH):
+        batch = todo[start:start + BUILD_BATCH]
+        rows = conn.execute(
+            f"SELECT seq, content, source_type, content_date FROM chunks WHERE seq IN "
+            f"({','.join('?' * len(batch))}) ORDER BY seq", batch).fetchall()
+        if not rows:
+            continue
+        embedded = embed([r[1] for r in rows])
+        if embedded is None:
+            return False
+        with db.transaction(conn):
+            for (seq, _, source_type, date), vector in zip(rows, embedded, strict=True):
+                insert_vector(conn, table, seq, np.asarray(vector, dtype=np.float32).tobytes(),
+                              source_type, date)
+        if on_batch is not None:
+            on_batch(len(rows))
+    return True
+
+
+def swap(conn: apsw.Connection) -> bool:
+    """Make the completed build active in one transaction; False if it is not complete."""
+    with db.transaction(conn):
+        table = pending_table(conn)
+        if not table or not db.table_exists(conn, table) or missing_in(conn, table):
             return False
         old = db.active_vec_table(conn)
-        conn.execute(db.vec_table_sql(table, embedder.dim))
-        conn.execute("UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL")
+        cursor = conn.cursor()
+        conn.executemany("UPDATE chunks SET embedding = ? WHERE seq = ?",
+                         ((blob, rowid) for rowid, blob in cursor.execute(
+                             f"SELECT rowid, embedding FROM {table}")))
+        for key in ACTIVE_KEYS:
+            value = db.get_meta(conn, PENDING_PREFIX + key)
+            if value is not None:
+                db.set_meta(conn, key, value)
+            db.delete_meta(conn, PENDING_PREFIX + key)
         if old and old != table and db.table_exists(conn, old):
             conn.execute(f"DROP TABLE {old}")
-        db.set_meta(conn, "embedder", key)
-        db.set_meta(conn, "embedder_name", embedder.name)
-        db.set_meta(conn, "model_id", embedder.model_id)
-        db.set_meta(conn, "dimension", str(embedder.dim))
-        db.set_meta(conn, "vec_table", table)
     return True
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """A re-embedding in progress: from which embedder to which, and how far."""
+
+    active: str | None
+    target: str
+    done: int
+    total: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"from": self.active, "to": self.target, "done": self.done, "total": self.total}
+
+
+def build_progress(conn: apsw.Connection) -> BuildProgress | None:
+    table = pending_table(conn)
+    target = db.get_meta(conn, PENDING_PREFIX + "embedder")
+    if not table or not target or not db.table_exists(conn, table):
+        return None
+    done = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    return BuildProgress(db.get_meta(conn, "embedder"), target, done, total)
+
+
+def active_config(conn: apsw.Connection) -> dict[str, Any] | None:
+    """The settings that recreate the active embedder, if the index recorded them."""
+    raw = db.get_meta(conn, "embedder_config")
+    try:
+        value = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def insert_vector(conn: apsw.Connection, table: str, seq: int, vector: bytes,
@@ -53,5 +205,8 @@ def insert_vector(conn: apsw.Connection, table: str, seq: int, vector: bytes,
 
 
 def delete_vector(conn: apsw.Connection, table: str | None, seq: int) -> None:
-    if table:
-        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (seq,))
+    """Remove a chunk's vector from `table` and from every vec table the index knows."""
+    tables = {table, db.active_vec_table(conn), pending_table(conn)}
+    for name in sorted(t for t in tables if t):
+        if db.table_exists(conn, name):
+            conn.execute(f"DELETE FROM {name} WHERE rowid = ?", (seq,))

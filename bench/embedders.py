@@ -1,0 +1,132 @@
+"""Embedding throughput (texts/s) per embedder, on real chat text (chitchat-dataset).
+
+    .venv/bin/python -m bench.embedders [--short 2000] [--chunks 300] [--json FILE]
+
+Workloads: short chat messages (one message each) and ~130-token chunks (windows of ten
+consecutive "Name: text" lines, as the indexer makes them). Embedders: the local ONNX model,
+sentence-transformers on the same MiniLM in fp32 (skipped when not installed) and the openai
+embedder against a local OpenAI-compatible server on 127.0.0.1 (tests/fake_openai.py), which
+measures the plumbing (batching, HTTP, JSON/base64, normalising), not OpenAI's latency.
+Each figure is the best of `--repeat` runs after one warm-up batch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.common import REPO, bench_settings, machine, markdown_table
+from engine.embedders import Embedder, EmbedderError, create_embedder
+
+sys.path.insert(0, str(REPO))
+from tests.fake_openai import FakeOpenAI  # noqa: E402
+
+
+def workloads(short: int, chunks: int) -> dict[str, list[str]]:
+    from bench.perf_data import chitchat_conversations
+
+    lines = [(line.sender, line.text) for conv in chitchat_conversations()[:3000] for line in conv]
+    messages = [text for _, text in lines[:short]]
+    windows = ["\n".join(f"{s}: {t}" for s, t in lines[i:i + 10])
+               for i in range(0, 10 * chunks, 10)]
+    return {"short chat messages": messages, "chat windows of 10 messages": windows}
+
+
+def mean_tokens(texts: list[str]) -> float:
+    from tokenizers import Tokenizer
+
+    from engine.embedders.local import model_files
+
+    tokenizer = Tokenizer.from_file(str(model_files()[1]))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return sum(len(e.ids) for e in tokenizer.encode_batch(texts)) / max(len(texts), 1)
+
+
+def throughput(embedder: Embedder, texts: list[str], repeat: int) -> tuple[float, float]:
+    """(texts per wall second, texts per CPU second of this process), best of `repeat`.
+
+    CPU seconds count every thread of the process (onnxruntime's, torch's, the local server's),
+    so the second figure stays meaningful on a machine that other work keeps busy.
+    """
+    embedder.embed(texts[:32])  # warm-up: sessions, connections, lazy imports
+    wall = cpu = float("inf")
+    for _ in range(repeat):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        embedder.embed(texts)
+        wall = min(wall, time.perf_counter() - started)
+        cpu = min(cpu, time.process_time() - started_cpu)
+    return len(texts) / wall, len(texts) / max(cpu, 1e-9)
+
+
+def embedders(tmp: Path, server: FakeOpenAI) -> dict[str, Callable[[], Embedder]]:
+    def make(**values: Any) -> Callable[[], Embedder]:
+        return lambda: create_embedder(bench_settings([tmp], tmp / "x.db", **values))
+
+    from engine.embedders.openai_embedder import OpenAIEmbedder
+
+    def openai(encoding: str) -> Callable[[], Embedder]:
+        def build() -> Embedder:
+            emb = OpenAIEmbedder("text-embedding-3-small", base_url=server.base_url,
+                                 api_key="sk-bench", dimensions=1536)
+            emb._encoding = encoding
+            return emb
+        return build
+
+    return {"local (ONNX int8, 384-d)": make(),
+            "sentence-transformers (torch fp32, 384-d)": make(
+                embedder__name="sentence-transformers"),
+            "openai → local server, float JSON (1536-d)": openai("float"),
+            "openai → local server, base64 (1536-d)": openai("base64")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--short", type=int, default=2000)
+    p.add_argument("--chunks", type=int, default=300)
+    p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--json", type=Path)
+    args = p.parse_args(argv)
+    work = workloads(args.short, args.chunks)
+    tokens = {name: round(mean_tokens(texts), 1) for name, texts in work.items()}
+    server = FakeOpenAI().start()
+    rows, results = [], []
+    try:
+        tmp = REPO / "bench" / "out" / "embedders"
+        tmp.mkdir(parents=True, exist_ok=True)
+        for label, build in embedders(tmp, server).items():
+            try:
+                started = time.perf_counter()
+                embedder = build()
+                load = time.perf_counter() - started
+            except EmbedderError as exc:
+                print(f"skip {label}: {exc}", file=sys.stderr)
+                continue
+            figures = {name: throughput(embedder, texts, args.repeat)
+                       for name, texts in work.items()}
+            results.append({"embedder": label, "load_seconds": round(load, 2), **{
+                name: {"wall": round(w, 1), "cpu": round(c, 1)}
+                for name, (w, c) in figures.items()}})
+            rows.append([label, f"{load:.1f}", *(f"{w:,.0f} / {c:,.0f}"
+                                                 for w, c in figures.values())])
+    finally:
+        server.stop()
+    headers = ["embedder", "load s", *(f"{name} ({tokens[name]} tok): texts/s wall / per CPU-s"
+                                        for name in work)]
+    print(markdown_table(headers, rows))
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    if args.json:
+        args.json.write_text(json.dumps({"machine": machine(), "load": os.getloadavg(),
+                                         "tokens": tokens,
+                                         "results": results}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""`memex maintenance [--no-vacuum] [--check] [--repair] [--json]` and `memex backup FILE`.
+
+Exit codes: 0 done (and the check passed), 3 no index, 4 the check found problems, or another
+writer holds the index (maintenance never waits for it), or the backup could not be written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import apsw
+
+from engine import db
+from engine.cli import (
+    EXIT_NO_INDEX,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    CliError,
+    _common,
+    _Parser,
+    register_command,
+    settings_from,
+)
+from engine.maintenance import BackupError, MaintenanceBusy, backup, check_index, maintain
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def print_maintenance(m: dict[str, Any], out: TextIO) -> None:
+    out.write(f"size       {_mb(m['size_before']['total'])} -> {_mb(m['size_after']['total'])} "
+              f"({_mb(m['bytes_reclaimed'])} reclaimed)\n")
+    slots = m["dead_slots_before"]
+    out.write(f"vectors    {m['vectors_rebuilt']} rebuilt; dead slots before {slots['dead']} "
+              f"of {slots['allocated']} ({slots['fraction']:.0%})\n")
+    counts = m["counts_after"]
+    out.write(f"rows       {counts['chunks']} chunks, {counts['fts']} FTS, "
+              f"{counts['vectors']} vectors\n")
+    timings = ", ".join(f"{k} {v:.2f}s" for k, v in m["timings"].items())
+    out.write(f"timings    {timings}" + ("" if m["vacuum"] else " (no VACUUM)") + "\n")
+
+
+def print_check(c: dict[str, Any], out: TextIO) -> None:
+    if "note" in c:
+        out.write(f"check      ok: {c['note']}\n")
+        return
+    counts = c["counts"]
+    out.write(f"check      {'ok' if c['ok'] else 'PROBLEMS FOUND'}: {counts['chunks']} chunks, "
+              f"{counts['fts']} FTS rows, {counts['embedded']} embedded, "
+              f"{counts['vectors']} vectors\n")
+    for problem in c["problems"]:
+        out.write(f"  problem: {problem}\n")
+
+
+def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
+    p = _Parser(prog="memex maintenance",
+                description="Rebuild the vector index and VACUUM; or check / repair the index.")
+    _common(p)
+    p.add_argument("--no-vacuum", action="store_true", help="rebuild vectors only")
+    p.add_argument("--check", action="store_true", help="integrity and row-count checks only")
+    p.add_argument("--repair", action="store_true", help="rebuild FTS and vectors from chunks")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    settings = settings_from(args)
+    if not settings.db_path.exists():
+        raise CliError(f"no index at {settings.db_path}; run 'memex reindex' first", EXIT_NO_INDEX)
+    try:
+        if args.check and not args.repair:
+            # Needs no writer lock: runs beside a watcher (SQLite's lock only while checking).
+            result: dict[str, Any] = {"check": check_index(settings)}
+        else:
+            result = maintain(settings, vacuum=not args.no_vacuum, do_repair=args.repair)
+    except MaintenanceBusy as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from None
+    except apsw.Error as exc:  # disk full during VACUUM, …: each step is one transaction
+        raise CliError(f"maintenance stopped, the index is still consistent: {exc}",
+                       EXIT_UNUSABLE) from None
+    if args.json:
+        out.write(json.dumps(result, indent=2) + "\n")
+    else:
+        if "repair" in result:
+            r = result["repair"]
+            out.write(f"repair     FTS rebuilt, {r['vectors_rebuilt']} vectors rebuilt, "
+                      f"{r['orphan_chunks_dropped']} orphan chunk(s) dropped\n")
+        if "maintenance" in result:
+            print_maintenance(result["maintenance"], out)
+        if "check" in result:
+            print_check(result["check"], out)
+    check = result.get("check")
+    return EXIT_UNUSABLE if check is not None and not check["ok"] else EXIT_OK
+
+
+def cmd_backup(argv: Sequence[str], out: TextIO) -> int:
+    p = _Parser(prog="memex backup",
+                description="Write a consistent copy of the index (safe while indexing).")
+    _common(p)
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    args = p.parse_args(argv)
+    settings = settings_from(args)
+    if not settings.db_path.exists():
+        raise CliError(f"no index at {settings.db_path}; run 'memex reindex' first", EXIT_NO_INDEX)
+    try:
+        result = backup(settings, Path(args.file), force=args.force)
+    except BackupError as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from None
+    except db.IndexError_ as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from None
+    out.write(f"backup     {result['path']} ({_mb(result['bytes'])}, {result['seconds']:.1f}s)\n")
+    return EXIT_OK
+
+
+register_command("maintenance", cmd_maintenance)
+register_command("backup", cmd_backup)

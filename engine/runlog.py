@@ -1,0 +1,76 @@
+"""The run log: one JSON line per reindex, watcher batch and maintenance run.
+
+The file lives at `settings.log_path` (the platform log folder unless `log_dir` is set). It is
+append-only; when it passes `MAX_BYTES` it is renamed to `runs.jsonl.1` (one generation kept).
+A log that cannot be written never fails the run it describes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from engine.settings import Settings
+
+MAX_BYTES = 5 * 1024 * 1024
+TAIL_BYTES = 64 * 1024
+
+_append_lock = threading.Lock()
+
+
+def make_record(kind: str, **fields: Any) -> dict[str, Any]:
+    """A log record: timestamp and kind first, then the given fields."""
+    return {"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "ts": round(time.time(), 3),
+            "kind": kind, **fields}
+
+
+def append(settings: Settings, record: dict[str, Any]) -> None:
+    """Append one record as a JSON line; rotate a large log; never raise on I/O errors."""
+    path = settings.log_path
+    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    with _append_lock:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.exists() and path.stat().st_size > MAX_BYTES:
+                os.replace(path, path.with_name(path.name + ".1"))
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(line)
+        except OSError:
+            pass
+
+
+def read_runs(settings: Settings, limit: int = 20) -> list[dict[str, Any]]:
+    """The last `limit` records, oldest first; unreadable lines are skipped."""
+    return _tail(settings.log_path, limit)
+
+
+def last_run(settings: Settings, kinds: tuple[str, ...] | None = None) -> dict[str, Any] | None:
+    """The newest record (of one of `kinds`, if given), or None."""
+    for record in reversed(_tail(settings.log_path, 200)):
+        if kinds is None or record.get("kind") in kinds:
+            return dict(record)
+    return None
+
+
+def _tail(path: Path, limit: int) -> list[dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - TAIL_BYTES))
+            data = handle.read()
+    except OSError:
+        return []
+    records = []
+    for raw in data.splitlines()[-limit:]:
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue  # a partial first line of the tail, or a line cut by a crash
+        if isinstance(value, dict):
+            records.append(value)
+    return records

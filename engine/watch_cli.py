@@ -1,0 +1,112 @@
+"""`memex watch`: the file watcher, headless, in the foreground, one line per change.
+
+Stops cleanly on Ctrl+C (SIGINT) and SIGTERM: the file being indexed is finished (each file is
+its own transaction), queued work is dropped and caught up by the next start's reconcile.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any, TextIO
+
+from engine.cli import EXIT_OK, CliError, _common, _Parser, register_command, settings_from
+from engine.watcher import Watcher
+from engine.writer import BatchResult, FileChange
+
+
+class WatchLog:
+    """Writes one line per change (and per scan that changed something) to a stream."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._lock = threading.Lock()
+
+    def line(self, text: str) -> None:
+        with self._lock:
+            self.out.write(f"{time.strftime('%H:%M:%S')} {text}\n")
+            self.out.flush()
+
+    def indexed(self, batch: BatchResult) -> None:
+        for change in batch.changes:
+            self.line(describe(change))
+        s = batch.stats
+        if batch.kind != "paths" and (s.files or s.deleted_files or s.errors):
+            self.line(f"{batch.kind}: {s.files} file(s) reindexed, {s.chunks} new chunk(s), "
+                      f"{s.deleted_chunks} deleted, {s.deleted_files} file(s) gone, "
+                      f"{len(s.errors)} error(s) in {s.seconds:.1f}s")
+
+    def error(self, path: str, message: str) -> None:
+        self.line(f"error    {path}: {message}")
+
+    def notice(self, message: str) -> None:
+        self.line(f"notice   {message}")
+
+
+def describe(change: FileChange) -> str:
+    if change.action == "indexed":
+        return (f"indexed  {change.path} (+{change.new_chunks} new, -{change.deleted_chunks} "
+                f"deleted, {change.unchanged_chunks} unchanged)")
+    if change.action == "deleted":
+        return f"deleted  {change.path} (-{change.deleted_chunks} chunks)"
+    return f"error    {change.path}: {change.message}"
+
+
+_Handler = Callable[[int, FrameType | None], Any] | int | None
+
+
+def _install_stop_handlers(stop: threading.Event) -> dict[signal.Signals, _Handler]:
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    previous: dict[signal.Signals, _Handler] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, handler)
+    return previous
+
+
+def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
+    p = _Parser(prog="memex watch", description="Watch the roots and keep the index fresh.")
+    _common(p)
+    p.add_argument("--polling", action="store_true", help="poll instead of inotify/FSEvents")
+    p.add_argument("--debounce", type=float, metavar="SECONDS", help="quiet period per file")
+    args = p.parse_args(argv)
+    settings = settings_from(args)
+    if args.polling:
+        settings = settings.with_values(watch__polling=True)
+    if args.debounce is not None:
+        settings = settings.with_values(watch__debounce_seconds=args.debounce)
+    if not settings.roots:
+        raise CliError("no data root configured: pass --root DIR, set MEMEX_ROOT or 'roots' "
+                       "in the config file")
+    log = WatchLog(out)
+    watcher = Watcher(settings, on_indexed=log.indexed, on_error=log.error,
+                      on_notice=log.notice)
+    stop = threading.Event()
+    previous = _install_stop_handlers(stop)
+    try:
+        catch_up = watcher.start()
+        log.line(f"catching up with {len(settings.roots)} root(s), index {settings.db_path}")
+        while not stop.wait(0.1) and not catch_up.done():
+            pass
+        if not stop.is_set():
+            log.line(f"watching with {'polling' if watcher.polling else 'native events'}, "
+                     f"debounce {settings['watch.debounce_seconds']}s; Ctrl+C to stop")
+        while not stop.wait(0.5):
+            pass
+        log.line("stopping")
+    finally:
+        watcher.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    log.line("stopped")
+    return EXIT_OK
+
+
+register_command("watch", cmd_watch)
