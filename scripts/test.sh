@@ -7,8 +7,16 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-# torch from the machine's CPU wheel first where the torch extra is wanted (see docs/embedders.md)
 .venv/bin/python -m pip install -q -e ".[dev,desktop,openai]"
+# The sentence-transformers embedder's tests need torch: the CPU wheel 2.13.0 first (a bare
+# `torch` would pull a multi-GB CUDA build), then the extra. Without it those tests skip.
+if [ "${MEMEX_SKIP_TORCH:-0}" != "1" ]; then
+  if .venv/bin/python -m pip install -q "torch==2.13.0"; then
+    .venv/bin/python -m pip install -q -e ".[torch]" || echo "warning: torch extra not installed"
+  else
+    echo "warning: torch 2.13.0 not available; sentence-transformers tests will skip"
+  fi
+fi
 export QT_QPA_PLATFORM=offscreen
 .venv/bin/ruff check engine desktop tests bench
 .venv/bin/mypy
