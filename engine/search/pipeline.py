@@ -125,7 +125,9 @@ class Searcher:
         query = query.replace("\x00", " ")[:2000]
         terms = fts.query_terms(query, s["search.stop_words"])
         k = limit * s["search.overfetch"]
-        with self._lock:
+        # One read transaction: every statement of this search sees the same snapshot,
+        # so a commit by the writer mid-search cannot mix two states of the index.
+        with self._lock, db.read_snapshot(self.conn):
             lists: dict[str, list[int]] = {}
             if mode in ("hybrid", "bm25"):
                 lists["bm25"] = self.bm25(terms, k, filters, prefix)
