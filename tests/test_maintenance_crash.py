@@ -7,7 +7,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,14 +26,56 @@ VECTORS = 12_000
 DIM = 384
 
 CHILD = """
-import sys
+import sys, time
 from pathlib import Path
-from engine.maintenance import maintain
+import engine.maintenance as m
 from tests.conftest import make_settings
 
+stage, count = sys.argv[3], int(sys.argv[4])
+inserted = 0
+real_insert = m.vectors.insert_vector
+
+def insert(*args):
+    # Park the child at a chosen row of the vec0 rebuild: the kill lands exactly there.
+    global inserted
+    real_insert(*args)
+    inserted += 1
+    if stage == "rebuild" and inserted == count:
+        print("here", flush=True)
+        time.sleep(120)
+
+m.vectors.insert_vector = insert
+real_open = m._open_existing
+real_rebuild = m.rebuild_vectors
+rebuilt = False
+
+def rebuild(conn):
+    global rebuilt
+    rows = real_rebuild(conn)
+    rebuilt = True
+    return rows
+
+calls = 0
+
+def progress():
+    # Called every 1000 VM steps: once VACUUM has run for a while, park it mid-way.
+    global calls
+    if stage == "vacuum" and rebuilt:
+        calls += 1
+        if calls == count:
+            print("here", flush=True)
+            time.sleep(120)
+    return False
+
+def open_existing(settings):
+    conn = real_open(settings)
+    conn.set_progress_handler(progress, 1000)
+    return conn
+
+m.rebuild_vectors = rebuild
+m._open_existing = open_existing
 settings = make_settings(Path(sys.argv[1]), Path(sys.argv[2]), embedder__name="hashing")
-print("go", flush=True)
-maintain(settings)
+m.maintain(settings)
 print("finished", flush=True)
 """
 
@@ -77,32 +118,32 @@ def check_cli(db_path: Path, root: Path) -> int:
     return code
 
 
-def kill_maintenance(root: Path, db_path: Path, delay: float) -> bool:
-    """Run maintenance in a child; SIGKILL it `delay` seconds after it starts working."""
-    with subprocess.Popen([sys.executable, "-c", CHILD, str(root), str(db_path)],
-                          stdout=subprocess.PIPE, text=True,
+def kill_maintenance(root: Path, db_path: Path, stage: str, count: int) -> bool:
+    """Run maintenance in a child parked at a stage; SIGKILL it there."""
+    with subprocess.Popen([sys.executable, "-c", CHILD, str(root), str(db_path), stage,
+                           str(count)], stdout=subprocess.PIPE, text=True,
                           cwd=Path(__file__).parent.parent) as child:
         assert child.stdout is not None
-        assert child.stdout.readline().strip() == "go"
-        time.sleep(delay)
-        killed = child.poll() is None
+        reached = child.stdout.readline().strip() == "here"
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=60)
-    return killed
+    return reached
 
 
 @pytest.mark.slow
-# Measured on this machine: rebuild 0.05-0.55 s after "go", VACUUM until ~0.9 s.
-@pytest.mark.parametrize("delay", [0.1, 0.3, 0.5, 0.7])
+# Kill points: the first, a middle and the last row of the vec0 rebuild, and inside VACUUM.
+@pytest.mark.parametrize(("stage", "count"), [("rebuild", 1), ("rebuild", 4000),
+                                              ("rebuild", 8000), ("vacuum", 5),
+                                              ("vacuum", 50)])
 def test_sigkill_during_vector_rebuild_or_vacuum(master: Path, tmp_path: Path,
-                                                  delay: float) -> None:
+                                                  stage: str, count: int) -> None:
     db_path = tmp_path / "index" / "memex.db"
     db_path.parent.mkdir()
     shutil.copy(master, db_path)
     root = tmp_path / "root"
     root.mkdir()
     expected = assert_consistent(master)
-    assert kill_maintenance(root, db_path, delay)  # killed mid-work, not after
+    assert kill_maintenance(root, db_path, stage, count)  # killed mid-work, not after
     check_cli(db_path, root)
     assert assert_consistent(db_path) == expected  # old table or new, never a mix
     settings = make_settings(root, db_path, embedder__name="hashing")
