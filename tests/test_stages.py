@@ -109,3 +109,26 @@ def test_sanitiser_always_makes_a_valid_expression(query: str) -> None:
 def test_stop_words_are_dropped_unless_nothing_is_left() -> None:
     assert fts.query_terms("what did she say about the budget") == ["say", "budget"]
     assert fts.query_terms("what is it") == ["what", "is", "it"]
+
+
+def test_recency_weight_blends_the_decay_so_old_matches_are_not_crushed() -> None:
+    now = datetime(2026, 6, 30)
+    old = Candidate("old", 1.0, source_type="slack", content_date="2025-06-30")  # decay 0.25
+    new = Candidate("new", 0.8, source_type="slack", content_date="2026-06-30")  # decay 1.0
+    gentle = apply_recency([old, new], now, {"slack": 35}, 60, 0.25, weight=0.2)
+    assert [c.key for c in gentle] == ["old", "new"]
+    assert gentle[0].score == pytest.approx(0.8 + 0.2 * 0.25)
+    assert gentle[0].explain["recency"] == pytest.approx(0.85)
+    full = apply_recency([old, new], now, {"slack": 35}, 60, 0.25, weight=1.0)
+    assert [c.key for c in full] == ["new", "old"]
+    assert apply_recency([old], now, {"slack": 35}, 60, 0.25, weight=0.0)[0].score == 1.0
+
+
+def test_possessives_contractions_and_prose_punctuation_split_into_words() -> None:
+    assert fts.query_terms("What is Caroline's identity?") == ["caroline", "identity"]
+    assert fts.query_terms("Melanie’s daughter's birthday") == ["melanie", "daughter", "birthday"]
+    assert fts.query_terms("which artists/bands hadn't she seen") == ["artists", "bands", "seen"]
+    assert fts.query_terms("(budget), review!") == ["budget", "review"]
+    # identifiers still stay whole phrases
+    assert fts.query_terms("E_SCHED_TIMEOUT at 10:30") == ["e sched timeout", "10 30"]
+    assert fts.query_terms("INV-2026-0417 O'Brien") == ["inv 2026 0417", "o brien"]

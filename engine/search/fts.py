@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import re
 
-STOP_WORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "did", "does", "what's", "whats"])
+STOP_WORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "did", "does", "what's", "whats", "aren", "couldn", "didn", "doesn", "don", "hadn", "hasn", "haven", "isn", "shouldn", "wasn", "weren", "wouldn"])
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+# Characters that separate words in prose but never join the parts of an identifier.
+_SEPARATORS = re.compile(r"[/\\,;!?()\[\]{}\"“”]+")
+# An English possessive or contraction: "caroline's", "hadn't", "we’ll" -> the word before it.
+_CLITIC = re.compile(r"^(\w+)['’](?:s|t|re|ve|ll|d|m)$", re.UNICODE)
 
 
 def query_terms(query: str, drop_stop_words: bool = True) -> list[str]:
@@ -14,11 +18,18 @@ def query_terms(query: str, drop_stop_words: bool = True) -> list[str]:
 
     A whitespace-separated token made of several word parts joined by punctuation
     (`E_SCHED_TIMEOUT`, `INV-2026-0417`, `10:30`) stays one term, a phrase of its parts, so
-    an identifier matches as a whole instead of as its most common fragment.
+    an identifier matches as a whole instead of as its most common fragment. Prose
+    punctuation (`artists/bands`, `(budget)`) splits words instead, and a possessive or
+    contraction (`Caroline's`, `hadn't`) is the word before the apostrophe, not a phrase
+    with a stray `s` or `t`.
     """
     terms: list[str] = []
     raw_words: list[str] = []
-    for token in query.lower().split():
+    for token in _SEPARATORS.sub(" ", query.lower()).split():
+        token = token.strip(".:'’-")
+        clitic = _CLITIC.match(token)
+        if clitic:
+            token = clitic.group(1)
         parts = _TOKEN.findall(token.replace("_", " "))
         raw_words += parts
         if len(parts) > 1:

@@ -124,7 +124,8 @@ class Searcher:
         warnings: list[str] = []
         query = query.replace("\x00", " ")[:2000]
         terms = fts.query_terms(query, s["search.stop_words"])
-        k = limit * s["search.overfetch"]
+        # A floor on the pool, so the head of a short list is the head of a long one.
+        k = max(limit * s["search.overfetch"], s["search.min_candidates"])
         # One read transaction: every statement of this search sees the same snapshot,
         # so a commit by the writer mid-search cannot mix two states of the index.
         with self._lock, db.read_snapshot(self.conn):
@@ -170,7 +171,8 @@ class Searcher:
         if s["search.recency"]:
             clock = now or (datetime.fromisoformat(s.now) if s.now else datetime.now())
             candidates = stages.apply_recency(candidates, clock, s["search.half_lives"],
-                                              s["search.default_half_life"], s["search.decay_floor"])
+                                              s["search.default_half_life"], s["search.decay_floor"],
+                                              s["search.recency_weight"])
         if s["search.entity_injection"] and not filters.source_types:
             person = self.matcher.find(query)
             profile = None if person is None else stages.Candidate(

@@ -56,11 +56,14 @@ def recency_factor(age: float | None, half_life: float, floor: float) -> float:
 
 def apply_recency(candidates: Sequence[Candidate], now: datetime,
                   half_lives: Mapping[str, float], default_half_life: float,
-                  floor: float) -> list[Candidate]:
+                  floor: float, weight: float = 1.0) -> list[Candidate]:
+    """score *= (1 − weight) + weight × decay: `weight` 1 is the full decay, a small weight
+    lets recency settle near-ties without burying old content that matches better."""
     out = []
     for c in candidates:
-        factor = recency_factor(age_days(c.content_date, now),
-                                half_lives.get(c.source_type, default_half_life), floor)
+        decay = recency_factor(age_days(c.content_date, now),
+                               half_lives.get(c.source_type, default_half_life), floor)
+        factor = (1.0 - weight) + weight * decay
         out.append(replace(c, score=c.score * factor).noted(recency=round(factor, 4)))
     return sorted(out, key=lambda c: c.score, reverse=True)
 

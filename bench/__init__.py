@@ -1,0 +1,1 @@
+"""Benchmarks: relevance on real data, a graded personal benchmark, speed against peers."""

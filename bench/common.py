@@ -1,0 +1,162 @@
+"""Helpers shared by the benchmarks: paths, settings, hashing, IR metrics, tables, machine."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.embedders import Embedder, Vectors
+from engine.settings import Settings, load_settings
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "bench" / "out"
+DEFAULT_DATA = REPO.parent / "shared" / "data"
+
+Qrels = dict[str, dict[str, int]]
+Run = dict[str, list[str]]  # query id -> ranked result ids, best first
+
+
+def bench_settings(roots: Sequence[Path], db_path: Path, now: str | None = None,
+                   **overrides: Any) -> Settings:
+    """Settings that ignore the user's config file and environment."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    config = db_path.parent / "bench-config.toml"
+    config.write_text("")
+    return load_settings(config, env={}, roots=[str(r) for r in roots], db=str(db_path),
+                         log_dir=str(db_path.parent / "logs"), now=now, **overrides)
+
+
+def digest(paths: Iterable[Path], extra: str = "") -> str:
+    """A short hash of files' names and bytes (and an extra string), for cache keys."""
+    h = hashlib.sha256(extra.encode())
+    for path in sorted(paths):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def engine_code_files() -> list[Path]:
+    """The engine code that decides what the index holds: extractors, indexer, db, embedders."""
+    engine = REPO / "engine"
+    files = [engine / "indexer.py", engine / "db.py", engine / "vectors.py", engine / "routes.py"]
+    files += sorted((engine / "extractors").glob("*.py"))
+    files += sorted((engine / "embedders").glob("*.py"))
+    return [f for f in files if f.exists()]
+
+
+class CachedEmbedder:
+    """Wraps an embedder and memoises query vectors (many configurations, same questions)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.model_id = inner.model_id
+        self._cache: dict[str, Vectors] = {}
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        if text not in self._cache:
+            self._cache[text] = self.inner.embed_query(text)
+        return self._cache[text]
+
+
+# -- IR metrics (pytrec_eval) ---------------------------------------------------------------
+
+def evaluate(qrels: Qrels, run: Run, depth: int, measures: set[str]) -> dict[str, dict[str, float]]:
+    """Per-query measures over the top `depth` results; a query with no results scores 0."""
+    import pytrec_eval
+
+    scored = {qid: {doc: float(depth - i) for i, doc in enumerate(_unique(run.get(qid, []))[:depth])}
+              for qid in qrels}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures)
+    per_query = evaluator.evaluate({q: d for q, d in scored.items() if d})
+    names = sorted({m for v in per_query.values() for m in v} | _expand(measures))
+    return {qid: {m: per_query.get(qid, {}).get(m, 0.0) for m in names} for qid in qrels}
+
+
+def _expand(measures: set[str]) -> set[str]:
+    out = set()
+    for m in measures:
+        if "." in m:
+            base, cuts = m.split(".", 1)
+            out |= {f"{base}_{c}" for c in cuts.split(",")}
+        else:
+            out.add(m)
+    return out
+
+
+def _unique(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def mean(per_query: Mapping[str, Mapping[str, float]], measure: str,
+         qids: Iterable[str] | None = None) -> float:
+    keys = list(per_query if qids is None else qids)
+    return statistics.fmean(per_query[q][measure] for q in keys) if keys else 0.0
+
+
+# -- latency --------------------------------------------------------------------------------
+
+def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
+    arr = np.asarray(samples_ms, dtype=np.float64)
+    return {"p50": float(np.percentile(arr, 50)), "p95": float(np.percentile(arr, 95)),
+            "p99": float(np.percentile(arr, 99)), "n": float(len(arr))}
+
+
+# -- output ---------------------------------------------------------------------------------
+
+def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    def cell(value: Any) -> str:
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on, including the load other processes put on it."""
+    memory_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return {"cpus": os.cpu_count(), "memory_gb": round(memory_gb, 1),
+            "cpu": _cpu_model(), "python": platform.python_version(),
+            "load_avg_1m": round(os.getloadavg()[0], 2), "platform": platform.platform()}
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def wait_for_quiet(max_load: float, timeout_s: float = 1800, poll_s: float = 15) -> float:
+    """Wait until the 1-minute load average is at most `max_load` (or the timeout); returns it.
+
+    Other people's tests on a 2-core machine multiply every latency: timing waits for calm.
+    """
+    import sys
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    load = os.getloadavg()[0]
+    while load > max_load and time.monotonic() < deadline:
+        print(f"waiting for a quiet machine: load {load:.2f} > {max_load}", file=sys.stderr)
+        time.sleep(poll_s)
+        load = os.getloadavg()[0]
+    return load

@@ -1,0 +1,88 @@
+"""The demo layer's figures (issue 2): index time, chunks/s, warm and cold query time, size.
+
+    .venv/bin/python -m bench.demo [--queries 200]
+
+Copies resources/demo to bench/out/demo-run/, indexes it with `memex reindex` in a child
+process, then times warm queries (one process, query embedding included) and cold
+`memex --search` runs. Writes bench/out/demo.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from bench import perf, perf_index
+from bench.common import OUT, bench_settings, machine, markdown_table, percentiles, wait_for_quiet
+from bench.personal import DEMO_TODAY
+from engine import db
+from engine.resources import demo_dir
+from engine.search import Searcher
+
+QUERIES = ("standup time", "Jonas birthday", "insulin pen", "board game night", "budget")
+
+
+def build(target: Path) -> tuple[int, float, float]:
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(demo_dir(), target / "layer")
+    bench_settings([target / "layer"], target / "memex.db")
+    seconds, rss, code = perf_index.run_child(
+        [*perf_index.memex_command(), "reindex", *perf_index.cli_args(target)],
+        target / "reindex.log")
+    if code != 0:
+        raise SystemExit(f"memex reindex failed ({code}); see {target / 'reindex.log'}")
+    conn = db.connect(target / "memex.db", create=False)
+    chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return chunks, seconds, rss
+
+
+def warm(target: Path, n: int) -> dict[str, dict[str, float]]:
+    settings = bench_settings([target / "layer"], target / "memex.db", now=DEMO_TODAY)
+    searcher = Searcher(settings)
+    texts = [r[0] for r in searcher.conn.execute("SELECT content FROM chunks")]
+    queries = list(QUERIES) + perf.make_queries(texts, n)
+    out = {}
+    for mode in ("hybrid", "vector", "bm25"):
+        samples = perf.timed(lambda q, m=mode: searcher.search(q, 10, mode=m), queries)
+        out[mode] = percentiles(samples)
+    searcher.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.demo", description=__doc__.split("\n")[0])
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--quiet-load", type=float, default=0.0, metavar="L",
+                   help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L")
+    args = p.parse_args(argv)
+    target = OUT / "demo-run"
+    if args.quiet_load:
+        wait_for_quiet(args.quiet_load)
+    before = machine()
+    chunks, seconds, rss = build(target)
+    latency = warm(target, args.queries)
+    cold = perf.cold_search(target, "standup time")
+    size = perf.db_size_mb(target / "memex.db")
+    rows = [["chunks", chunks], ["index time (memex reindex, child)", f"{seconds:.1f} s"],
+            ["chunks/s", f"{chunks / seconds:.1f}"], ["peak RSS of the reindex", f"{rss:.0f} MB"],
+            *[[f"warm {m} p50 / p95 / p99 ({int(v['n'])} queries)",
+               f"{v['p50']:.1f} / {v['p95']:.1f} / {v['p99']:.1f} ms"] for m, v in latency.items()],
+            ["cold `memex --search` (median of 5)", f"{cold:.2f} s"],
+            ["database size", f"{size:.2f} MB"]]
+    print(markdown_table(["figure", "value"], rows))
+    after = machine()
+    print(f"\nload average {before['load_avg_1m']} → {after['load_avg_1m']}")
+    (OUT / "demo.json").write_text(json.dumps({
+        "machine_before": before, "machine_after": after, "chunks": chunks,
+        "index_seconds": seconds, "peak_rss_mb": rss, "latency_ms": latency,
+        "cold_search_s": cold, "db_mb": size}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

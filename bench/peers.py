@@ -1,0 +1,140 @@
+"""The same retrieval done other ways, on the same chunks and vectors as the Memex index.
+
+- the peer stack a user would assemble: Chroma (in-process, HNSW cosine) + rank_bm25
+  (BM25Okapi), fused by Reciprocal Rank Fusion;
+- the floor: an exact numpy scan of the float32 vectors (memory bandwidth) and FTS5 alone;
+- the seed design of the SPEC in raw SQL: vec0 float KNN + FTS5 + RRF, no later stages.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import apsw
+import numpy as np
+import numpy.typing as npt
+
+from engine import db
+from engine.search import fts
+
+FloatArray = npt.NDArray[np.float32]
+RRF_K = 60.0
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class Corpus:
+    """Every embedded chunk: its seq, text and vector, in seq order."""
+
+    seqs: npt.NDArray[np.int64]
+    texts: list[str]
+    matrix: FloatArray
+
+
+def load_corpus(conn: apsw.Connection) -> Corpus:
+    rows = conn.execute("SELECT seq, content, embedding FROM chunks "
+                        "WHERE embedding IS NOT NULL ORDER BY seq").fetchall()
+    dim = len(rows[0][2]) // 4
+    matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
+    return Corpus(np.array([r[0] for r in rows], dtype=np.int64), [r[1] for r in rows],
+                  matrix.copy())
+
+
+def rrf(lists: Sequence[Sequence[int]], limit: int, k: float = RRF_K) -> list[int]:
+    scores: dict[int, float] = {}
+    for ranked in lists:
+        for rank, key in enumerate(ranked):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores, key=lambda key: -scores[key])[:limit]
+
+
+def tokens(text: str) -> list[str]:
+    return [t for t in _WORD.findall(text.lower()) if t not in fts.STOP_WORDS]
+
+
+# -- the floor ------------------------------------------------------------------------------
+
+class ExactScan:
+    """Exact cosine top-k: one matrix-vector product over normalised float32 rows."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def knn(self, query: FloatArray, k: int) -> list[int]:
+        scores = self.corpus.matrix @ query
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [int(s) for s in self.corpus.seqs[top]]
+
+
+class Fts5:
+    """FTS5 BM25 alone, with the engine's own query sanitising."""
+
+    def __init__(self, conn: apsw.Connection) -> None:
+        self.conn = conn
+
+    def top(self, query: str, k: int) -> list[int]:
+        expression = fts.match_expression(fts.query_terms(query))
+        if expression is None:
+            return []
+        return [r[0] for r in self.conn.execute(fts.bm25_sql(""), (expression, k))]
+
+
+class Vec0:
+    """vec0 float KNN inside SQLite, as the seed design does it."""
+
+    def __init__(self, conn: apsw.Connection) -> None:
+        self.conn = conn
+        self.table = db.active_vec_table(conn)
+
+    def knn(self, query: FloatArray, k: int) -> list[int]:
+        sql = f"SELECT rowid FROM {self.table} WHERE embedding MATCH ? AND k = ? ORDER BY distance"
+        return [r[0] for r in self.conn.execute(sql, (query.astype(np.float32).tobytes(), k))]
+
+
+# -- the peer stack -------------------------------------------------------------------------
+
+class ChromaPeer:
+    """Chroma in-process (ephemeral), HNSW with cosine space, our vectors added as given."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        import chromadb
+
+        client = chromadb.EphemeralClient(settings=chromadb.Settings(anonymized_telemetry=False))
+        started = time.perf_counter()
+        self.collection = client.create_collection(
+            f"memex-bench-{int(time.time())}", configuration={"hnsw": {"space": "cosine"}},
+            embedding_function=None)
+        step = client.get_max_batch_size()
+        for i in range(0, len(corpus.seqs), step):
+            self.collection.add(ids=[str(s) for s in corpus.seqs[i:i + step]],
+                                embeddings=corpus.matrix[i:i + step])
+        self.build_seconds = time.perf_counter() - started
+
+    def knn(self, query: FloatArray, k: int) -> list[int]:
+        found = self.collection.query(query_embeddings=query[None, :], n_results=k, include=[])
+        return [int(i) for i in found["ids"][0]]
+
+
+class Bm25Peer:
+    """rank_bm25's BM25Okapi over the chunk texts (lower-cased words, stop words dropped)."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        from rank_bm25 import BM25Okapi
+
+        started = time.perf_counter()
+        self.bm25 = BM25Okapi([tokens(t) for t in corpus.texts])
+        self.seqs = corpus.seqs
+        self.build_seconds = time.perf_counter() - started
+
+    def top(self, query: str, k: int) -> list[int]:
+        terms = tokens(query)
+        if not terms:
+            return []
+        scores = self.bm25.get_scores(terms)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [int(self.seqs[i]) for i in top if scores[i] > 0]

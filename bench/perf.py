@@ -1,0 +1,289 @@
+"""Speed against the targets of SPEC §11, a peer stack and the physical floor, in one run.
+
+    .venv/bin/python -m bench.perf --chunks 10000 [--queries 200] [--rebuild] [--no-peers]
+
+On a layer of realistic shape (bench/perf_data.py, real chitchat-dataset messages) indexed
+by `memex reindex` in a child process (cached, see bench/perf_index.py) it measures: index
+throughput and peak RSS, a no-change reindex, the database size, warm query latency per mode
+and with filters (query embedding included), cold `memex --search` wall time, and on the same
+chunks and vectors: the seed design in raw SQL, the floor (numpy exact scan + FTS5), the peer
+stack (Chroma + rank_bm25 + RRF) and the in-memory vector cache prototype. Writes
+bench/out/perf-<chunks>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench import peers, perf_index
+from bench.common import OUT, bench_settings, machine, markdown_table, percentiles, wait_for_quiet
+from bench.perf_data import NOW
+from engine import db
+from engine.embedders import Embedder, create_embedder
+from engine.search import Searcher
+from engine.search.filters import Filters
+from engine.search.vector_cache import VectorCache
+from engine.settings import Settings
+
+K = 50  # candidates per retriever: limit 10 × over-fetch 5, as the engine does
+LIMIT = 10
+Samples = dict[str, list[float]]
+PREFIXES = ("", "", "what did we say about ", "that chat about ", "remember ")
+
+
+class CachedVectorSearcher(Searcher):
+    """The engine's pipeline with the vector retriever served by the in-memory cache."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self.cache = VectorCache(self.conn)
+
+    def vector(self, qvec: Any, k: int, filters: Filters) -> list[int]:
+        if filters.people:
+            return super().vector(qvec, k, filters)
+        return self.cache.knn(qvec, k, filters.source_types, filters.since, filters.until)
+
+
+# -- queries --------------------------------------------------------------------------------
+
+def make_queries(texts: Sequence[str], n: int, seed: int = 11) -> list[str]:
+    """Word subsets and light paraphrases (content words shuffled) of real messages."""
+    rng = random.Random(seed)
+    lines = [line.split(": ", 1)[1] for t in texts[:: max(1, len(texts) // 5000)]
+             for line in t.split("\n") if ": " in line]
+    pool = [words for line in lines if len(words := peers.tokens(line)) >= 3]
+    queries = []
+    for i in range(n):
+        words = rng.choice(pool)
+        if i % 2 == 0:
+            picked = sorted(rng.sample(range(len(words)), rng.randint(2, min(4, len(words)))))
+            queries.append(" ".join(words[j] for j in picked))
+        else:
+            shuffled = rng.sample(words, len(words))[:6]
+            queries.append(rng.choice(PREFIXES) + " ".join(shuffled))
+    return queries
+
+
+# -- timing ---------------------------------------------------------------------------------
+
+def timed(fn: Callable[[str], object], queries: Sequence[str], warmup: int = 10) -> list[float]:
+    for q in queries[:warmup]:
+        fn(q)
+    samples = []
+    for q in queries:
+        started = time.perf_counter()
+        fn(q)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def engine_runs(searcher: Searcher, queries: Sequence[str], label: str,
+                person: str) -> Samples:
+    since = (NOW - timedelta(days=90)).date().isoformat()
+    runs: dict[str, Callable[[str], object]] = {
+        "hybrid": lambda q: searcher.search(q, LIMIT),
+        "vector": lambda q: searcher.search(q, LIMIT, mode="vector"),
+        "bm25": lambda q: searcher.search(q, LIMIT, mode="bm25"),
+        "hybrid, --source slack": lambda q: searcher.search(q, LIMIT, ["slack"]),
+        "hybrid, --since 90 days": lambda q: searcher.search(q, LIMIT, since=since),
+        f"hybrid, --person {person}": lambda q: searcher.search(q, LIMIT, people=[person]),
+    }
+    return {f"{label} {name}": timed(fn, queries) for name, fn in runs.items()}
+
+
+def component_runs(conn: Any, corpus: peers.Corpus, embedder: Embedder,
+                   queries: Sequence[str]) -> Samples:
+    exact, fts5, vec0 = peers.ExactScan(corpus), peers.Fts5(conn), peers.Vec0(conn)
+    vectors = {q: embedder.embed_query(q) for q in queries}
+    return {
+        "query embedding alone": timed(embedder.embed_query, queries),
+        "vec0 float KNN alone (k=50)": timed(lambda q: vec0.knn(vectors[q], K), queries),
+        "numpy exact scan alone (k=50)": timed(lambda q: exact.knn(vectors[q], K), queries),
+        "FTS5 alone (k=50)": timed(lambda q: fts5.top(q, K), queries),
+        "seed design, raw SQL: embed + vec0 + FTS5 + RRF": timed(lambda q: peers.rrf(
+            [vec0.knn(embedder.embed_query(q), K), fts5.top(q, K)], LIMIT), queries),
+        "floor: embed + numpy scan + FTS5 + RRF": timed(lambda q: peers.rrf(
+            [exact.knn(embedder.embed_query(q), K), fts5.top(q, K)], LIMIT), queries),
+    }
+
+
+def peer_runs(corpus: peers.Corpus, embedder: Embedder, queries: Sequence[str]
+              ) -> tuple[Samples, dict[str, float], peers.ChromaPeer]:
+    chroma, bm25 = peers.ChromaPeer(corpus), peers.Bm25Peer(corpus)
+    vectors = {q: embedder.embed_query(q) for q in queries}
+    samples = {
+        "Chroma HNSW alone (k=50)": timed(lambda q: chroma.knn(vectors[q], K), queries),
+        "rank_bm25 alone (k=50)": timed(lambda q: bm25.top(q, K), queries),
+        "peer: embed + Chroma + rank_bm25 + RRF": timed(lambda q: peers.rrf(
+            [chroma.knn(embedder.embed_query(q), K), bm25.top(q, K)], LIMIT), queries),
+    }
+    builds = {"chroma_build_s": round(chroma.build_seconds, 1),
+              "rank_bm25_build_s": round(bm25.build_seconds, 1)}
+    return samples, builds, chroma
+
+
+def recall_at_10(corpus: peers.Corpus, embedder: Embedder, queries: Sequence[str],
+                 others: dict[str, Callable[[Any, int], list[int]]]) -> dict[str, float]:
+    exact = peers.ExactScan(corpus)
+    out: dict[str, list[float]] = {name: [] for name in others}
+    for q in queries:
+        vector = embedder.embed_query(q)
+        truth = set(exact.knn(vector, 10))
+        for name, knn in others.items():
+            out[name].append(len(truth & set(knn(vector, 10))) / 10)
+    return {name: round(statistics.fmean(v), 4) for name, v in out.items()}
+
+
+# -- process-level figures ------------------------------------------------------------------
+
+def cold_search(target: Path, query: str, runs: int = 5) -> float:
+    args = [*perf_index.memex_command(), *perf_index.cli_args(target), "--search", query]
+    walls = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - started)
+    return statistics.median(walls)
+
+
+def no_change_reindex(target: Path) -> tuple[float, float]:
+    seconds, rss, code = perf_index.run_child(
+        [*perf_index.memex_command(), "reindex", *perf_index.cli_args(target)])
+    if code != 0:
+        raise SystemExit(f"no-change reindex failed with exit code {code}")
+    return seconds, rss
+
+
+def db_size_mb(path: Path) -> float:
+    files = [path, Path(f"{path}-wal")]
+    return sum(f.stat().st_size for f in files if f.exists()) / 1e6
+
+
+# -- report ---------------------------------------------------------------------------------
+
+def latency_table(samples: Samples, peer: str | None, floor: str) -> str:
+    base = {name: percentiles(v)["p50"] for name, v in samples.items()}
+    rows = []
+    for name, values in samples.items():
+        p = percentiles(values)
+        ratios = [f"{p['p50'] / base[peer]:.2f}×" if peer in base else "–",
+                  f"{p['p50'] / base[floor]:.1f}×"]
+        rows.append([name, round(p["p50"], 2), round(p["p95"], 2), round(p["p99"], 2), *ratios])
+    return markdown_table(["query path (warm)", "p50 ms", "p95 ms", "p99 ms", "p50 ÷ peer",
+                           "p50 ÷ floor"], rows)
+
+
+def process_table(figures: dict[str, Any]) -> str:
+    b = figures["build"]
+    rows = [
+        ["chunks indexed", b["chunks"]],
+        ["full index (memex reindex, child process)", f"{b['seconds']} s = {b['chunks_per_s']} chunks/s"],
+        ["peak RSS during the full reindex", f"{b['peak_rss_mb']} MB"],
+        ["load average before / after the build", f"{b['load_avg_before']} / {b['load_avg_after']}"],
+        ["no-change reindex", f"{figures['no_change_s']:.2f} s (peak RSS {figures['no_change_rss_mb']:.0f} MB)"],
+        ["cold `memex --search` (new process → printed results, median of 5)", f"{figures['cold_search_s']:.2f} s"],
+        ["database size (db + wal)", f"{figures['db_mb']:.1f} MB"],
+    ]
+    rows.append(["vector cache: first load / matrix size",
+                 f"{figures['cache_load_s']} s / {figures['cache_mb']} MB"])
+    rows += [[f"{name}", f"{value} s"] for name, value in figures.get("peer_builds", {}).items()]
+    rows += [[f"recall@10 vs exact: {name}", value] for name, value in figures["recall"].items()]
+    return markdown_table(["figure", "value"], rows)
+
+
+def targets_table(figures: dict[str, Any], samples: Samples) -> str:
+    """SPEC §11's targets (stated for 100k chunks) against this run."""
+    hybrid = percentiles(samples["Memex (vec0 = seed design + stages) hybrid"])
+    cached = percentiles(samples["Memex + vector cache hybrid"])
+    b = figures["build"]
+    rows = [
+        ["warm hybrid p50 ≤ 10 ms", f"{hybrid['p50']:.1f} ms", f"{cached['p50']:.1f} ms"],
+        ["warm hybrid p95 ≤ 20 ms", f"{hybrid['p95']:.1f} ms", f"{cached['p95']:.1f} ms"],
+        ["cold `memex --search` ≤ 0.8 s", f"{figures['cold_search_s']:.2f} s", "–"],
+        ["indexing ≥ 150 chunks/s", f"{b['chunks_per_s']} chunks/s", "–"],
+        ["no-change reindex ≤ 3 s", f"{figures['no_change_s']:.2f} s", "–"],
+    ]
+    return markdown_table(["SPEC §11 target", "Memex now (vec0)", "with the vector cache"], rows)
+
+
+# -- main -----------------------------------------------------------------------------------
+
+def measure(target: Path, build: perf_index.Build, n_queries: int, with_peers: bool
+            ) -> dict[str, Any]:
+    settings = bench_settings([target / "layer"], target / "memex.db", now=NOW.isoformat())
+    no_change_s, no_change_rss = no_change_reindex(target)
+    conn = db.connect(settings.db_path, create=False)
+    corpus = peers.load_corpus(conn)
+    queries = make_queries(corpus.texts, n_queries)
+    embedder = create_embedder(settings)
+    searcher = Searcher(settings, embedder=embedder)
+    person = "Maya"
+    samples = engine_runs(searcher, queries, "Memex (vec0 = seed design + stages)", person)
+    cached = CachedVectorSearcher(settings)
+    started = time.perf_counter()
+    cached.cache.refresh()
+    cache_load_s = time.perf_counter() - started
+    samples |= engine_runs(cached, queries, "Memex + vector cache", person)
+    samples |= component_runs(conn, corpus, embedder, queries)
+    knn = {"vec0 float KNN": peers.Vec0(conn).knn,
+           "vector cache": lambda v, k: cached.cache.knn(v, k)}
+    figures: dict[str, Any] = {"cache_load_s": round(cache_load_s, 2),
+                               "cache_mb": round(cached.cache.matrix.nbytes / 1e6, 1)}
+    if with_peers:
+        peer_samples, figures["peer_builds"], chroma = peer_runs(corpus, embedder, queries)
+        samples |= peer_samples
+        knn["Chroma HNSW"] = chroma.knn
+    figures["recall"] = recall_at_10(corpus, embedder, queries, knn)
+    figures |= {"build": asdict(build), "no_change_s": no_change_s,
+                "no_change_rss_mb": no_change_rss, "db_mb": db_size_mb(settings.db_path),
+                "cold_search_s": cold_search(target, queries[0]), "queries": len(queries),
+                "query_examples": queries[:6]}
+    conn.close()
+    return {"figures": figures, "samples": samples}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.perf", description=__doc__.split("\n")[0])
+    p.add_argument("--chunks", type=int, default=10_000)
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--rebuild", action="store_true", help="rebuild the cached layer and index")
+    p.add_argument("--no-peers", action="store_true", help="skip Chroma and rank_bm25")
+    p.add_argument("--quiet-load", type=float, default=0.0, metavar="L",
+                   help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L")
+    args = p.parse_args(argv)
+    build = perf_index.build(args.chunks, args.rebuild)
+    target = Path(build.db).parent
+    if args.quiet_load:
+        wait_for_quiet(args.quiet_load)
+    before = machine()
+    result = measure(target, build, args.queries, not args.no_peers)
+    peer = None if args.no_peers else "peer: embed + Chroma + rank_bm25 + RRF"
+    print(f"## {build.chunks} chunks\n")
+    print(process_table(result["figures"]) + "\n")
+    print(latency_table(result["samples"], peer, "floor: embed + numpy scan + FTS5 + RRF"))
+    print("\n" + targets_table(result["figures"], result["samples"]))
+    summary = {name: {k: round(v, 3) for k, v in percentiles(s).items()}
+               for name, s in result["samples"].items()}
+    out = OUT / f"perf-{args.chunks}.json"
+    out.write_text(json.dumps({"machine_before": before, "machine_after": machine(),
+                               "figures": result["figures"], "latency_ms": summary}, indent=2))
+    print(f"\nload average {before['load_avg_1m']} → {machine()['load_avg_1m']}; JSON in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main())
