@@ -13,7 +13,9 @@ import argparse
 import json
 import shutil
 import sys
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from bench import perf, perf_index
 from bench.common import OUT, bench_settings, machine, markdown_table, percentiles, wait_for_quiet
@@ -48,8 +50,7 @@ def warm(target: Path, n: int) -> dict[str, dict[str, float]]:
     queries = list(QUERIES) + perf.make_queries(texts, n)
     out = {}
     for mode in ("hybrid", "vector", "bm25"):
-        samples = perf.timed(lambda q, m=mode: searcher.search(q, 10, mode=m), queries)
-        out[mode] = percentiles(samples)
+        out[mode] = percentiles(perf.timed(partial(searcher.search, limit=10, mode=mode), queries))
     searcher.close()
     return out
 
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     latency = warm(target, args.queries)
     cold = perf.cold_search(target, "standup time")
     size = perf.db_size_mb(target / "memex.db")
-    rows = [["chunks", chunks], ["index time (memex reindex, child)", f"{seconds:.1f} s"],
+    rows: list[list[Any]] = [["chunks", chunks], ["index time (memex reindex, child)", f"{seconds:.1f} s"],
             ["chunks/s", f"{chunks / seconds:.1f}"], ["peak RSS of the reindex", f"{rss:.0f} MB"],
             *[[f"warm {m} p50 / p95 / p99 ({int(v['n'])} queries)",
                f"{v['p50']:.1f} / {v['p95']:.1f} / {v['p99']:.1f} ms"] for m, v in latency.items()],

@@ -102,8 +102,9 @@ class ChromaPeer:
 
     def __init__(self, corpus: Corpus) -> None:
         import chromadb
+        from chromadb.config import Settings as ChromaSettings
 
-        client = chromadb.EphemeralClient(settings=chromadb.Settings(anonymized_telemetry=False))
+        client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
         started = time.perf_counter()
         self.collection = client.create_collection(
             f"memex-bench-{int(time.time())}", configuration={"hnsw": {"space": "cosine"}},

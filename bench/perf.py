@@ -223,30 +223,38 @@ def targets_table(figures: dict[str, Any], samples: Samples) -> str:
 
 def measure(target: Path, build: perf_index.Build, n_queries: int, with_peers: bool
             ) -> dict[str, Any]:
+    """Every figure of one run. numpy's BLAS is held to one thread for the timed query paths:
+    with two, OpenBLAS threads fight onnxruntime's spinning threads right after each query
+    embedding and embed + scan takes twice as long (measured at 10k: 9.4 ms against 4.8 ms)."""
+    from threadpoolctl import threadpool_limits
+
     settings = bench_settings([target / "layer"], target / "memex.db", now=NOW.isoformat())
     no_change_s, no_change_rss = no_change_reindex(target)
     conn = db.connect(settings.db_path, create=False)
     corpus = peers.load_corpus(conn)
     queries = make_queries(corpus.texts, n_queries)
     embedder = create_embedder(settings)
-    searcher = Searcher(settings, embedder=embedder)
-    person = "Maya"
-    samples = engine_runs(searcher, queries, "Memex (vec0 = seed design + stages)", person)
-    cached = CachedVectorSearcher(settings)
-    started = time.perf_counter()
-    cached.cache.refresh()
-    cache_load_s = time.perf_counter() - started
-    samples |= engine_runs(cached, queries, "Memex + vector cache", person)
-    samples |= component_runs(conn, corpus, embedder, queries)
-    knn = {"vec0 float KNN": peers.Vec0(conn).knn,
-           "vector cache": lambda v, k: cached.cache.knn(v, k)}
-    figures: dict[str, Any] = {"cache_load_s": round(cache_load_s, 2),
-                               "cache_mb": round(cached.cache.matrix.nbytes / 1e6, 1)}
-    if with_peers:
-        peer_samples, figures["peer_builds"], chroma = peer_runs(corpus, embedder, queries)
-        samples |= peer_samples
-        knn["Chroma HNSW"] = chroma.knn
-    figures["recall"] = recall_at_10(corpus, embedder, queries, knn)
+    vectors = {q: embedder.embed_query(q) for q in queries}
+    samples = {"numpy exact scan alone (k=50), BLAS threads = cores": timed(
+        lambda q: peers.ExactScan(corpus).knn(vectors[q], K), queries)}
+    figures: dict[str, Any] = {}
+    with threadpool_limits(limits=1, user_api="blas"):
+        samples |= engine_runs(Searcher(settings, embedder=embedder), queries,
+                               "Memex (vec0 = seed design + stages)", "Maya")
+        cached = CachedVectorSearcher(settings)
+        started = time.perf_counter()
+        cached.cache.refresh()
+        figures |= {"cache_load_s": round(time.perf_counter() - started, 2),
+                    "cache_mb": round(cached.cache.matrix.nbytes / 1e6, 1)}
+        samples |= engine_runs(cached, queries, "Memex + vector cache", "Maya")
+        samples |= component_runs(conn, corpus, embedder, queries)
+        knn = {"vec0 float KNN": peers.Vec0(conn).knn,
+               "vector cache": lambda v, k: cached.cache.knn(v, k)}
+        if with_peers:
+            peer_samples, figures["peer_builds"], chroma = peer_runs(corpus, embedder, queries)
+            samples |= peer_samples
+            knn["Chroma HNSW"] = chroma.knn
+        figures["recall"] = recall_at_10(corpus, embedder, queries, knn)
     figures |= {"build": asdict(build), "no_change_s": no_change_s,
                 "no_change_rss_mb": no_change_rss, "db_mb": db_size_mb(settings.db_path),
                 "cold_search_s": cold_search(target, queries[0]), "queries": len(queries),
