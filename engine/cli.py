@@ -86,7 +86,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
 def format_result(n: int, r: SearchResult, explain: bool) -> str:
     date = (r.content_date or "")[:10]
     head = f"{n:>2}. [{r.source_type}] {date}  {r.title}".rstrip()
-    lines = [head, f"    {r.snippet}"]
+    lines = [head, "    " + " ".join(r.snippet.split())]
     if r.location or r.source_file:
         lines.append(f"    {r.source_file}" + (f" ({r.location})" if r.location else ""))
     if explain and r.explain:
