@@ -33,6 +33,7 @@ class Build:
     load_avg_before: float
     load_avg_after: float
     built_at: str
+    resumed: bool = False  # finished an interrupted build: seconds cover the resume only
 
 
 def memex_command() -> list[str]:
@@ -66,14 +67,22 @@ def target_dir(chunks: int) -> Path:
 
 
 def build(chunks: int, rebuild: bool = False) -> Build:
-    """The layer and its index, built once; returns the recorded build figures."""
+    """The layer and its index, built once; returns the recorded build figures.
+
+    An interrupted build (a layer and a database but no manifest) is finished by an
+    incremental `memex reindex` rather than started again, and marked `resumed`: its
+    throughput is then unknown and reported as such."""
     target = target_dir(chunks)
     manifest = target / "build.json"
     if manifest.exists() and not rebuild:
         return Build(**json.loads(manifest.read_text()))
-    shutil.rmtree(target, ignore_errors=True)
-    made = perf_data.LayerWriter(target / "layer", chunks).write()
-    print(f"wrote the layer: {made}", file=sys.stderr)
+    resumed = not rebuild and (target / "layer").is_dir() and (target / "memex.db").exists()
+    if resumed:
+        print(f"finishing the interrupted build in {target}", file=sys.stderr)
+    else:
+        shutil.rmtree(target, ignore_errors=True)
+        made = perf_data.LayerWriter(target / "layer", chunks).write()
+        print(f"wrote the layer: {made}", file=sys.stderr)
     load_before = os.getloadavg()[0]
     seconds, rss, code = run_child([*memex_command(), "reindex", *cli_args(target)],
                                    target / "reindex.log")
@@ -87,7 +96,7 @@ def build(chunks: int, rebuild: bool = False) -> Build:
     result = Build(str(target / "layer"), str(target / "memex.db"), count, files,
                    round(seconds, 1), round(count / seconds, 1), round(rss, 1),
                    round(load_before, 2), round(os.getloadavg()[0], 2),
-                   time.strftime("%Y-%m-%d %H:%M:%S"))
+                   time.strftime("%Y-%m-%d %H:%M:%S"), resumed)
     manifest.write_text(json.dumps(asdict(result), indent=2))
     return result
 
