@@ -152,7 +152,8 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     if args.limit is not None and args.limit < 1:
         raise CliError("--limit must be at least 1")
     try:
-        searcher = Searcher(settings)
+        # One query: a vec0 scan is cheaper than loading every vector into memory.
+        searcher = Searcher(settings, vector_cache=False)
     except NoIndexError as exc:
         raise CliError(str(exc), EXIT_NO_INDEX) from None
     except db.IndexError_ as exc:

@@ -82,6 +82,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("search.max_per_type", int, 3, "At most this many hits of one type in the head."),
     Setting("search.snippet_chars", int, 220, "Length of a snippet."),
     Setting("search.stop_words", bool, True, "Drop English stop words from keyword queries."),
+    Setting("search.vector_cache", bool, True,
+            "Long-lived processes (desktop, engine.search) keep the vectors in memory for "
+            "vector search (~1.5 KB per chunk); one-shot `memex --search` never does."),
     Setting("watch.debounce_seconds", float, 2.0, "Quiet period before a changed file is indexed."),
     Setting("watch.reconcile_seconds", float, 300.0, "Interval of the full mtime/size scan."),
     Setting("watch.polling", bool, False, "Use the polling observer (network drives)."),

@@ -21,6 +21,7 @@ from engine.search import fts, stages
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
 from engine.search.query_embedder import QueryEmbedder
 from engine.search.snippets import make_snippet
+from engine.search.vector_cache import VectorCache, shared_cache
 from engine.settings import Settings
 
 MODES = ("hybrid", "vector", "bm25")
@@ -53,7 +54,11 @@ class SearchResponse:
 class Searcher:
     """A read connection, the query embedder and the people table, reused across queries."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings, embedder: Embedder | None = None, *,
+                 vector_cache: bool | None = None) -> None:
+        """`vector_cache`: serve the vector side from the process's in-memory matrix
+        (engine/search/vector_cache.py); None follows `search.vector_cache`. A one-shot
+        process passes False: one vec0 scan is cheaper than loading every vector."""
         self.settings = settings
         path = settings.db_path
         if not path.exists():
@@ -64,6 +69,8 @@ class Searcher:
         self._query_embedder = QueryEmbedder(settings, self.conn, embedder)
         self.matcher = PeopleMatcher(load_people(settings))
         self._lock = threading.Lock()
+        use_cache = settings["search.vector_cache"] if vector_cache is None else vector_cache
+        self.vector_cache: VectorCache | None = shared_cache(path) if use_cache else None
 
     def close(self) -> None:
         self.conn.close()
@@ -90,6 +97,9 @@ class Searcher:
         table = db.active_vec_table(self.conn)
         if not table or not db.table_exists(self.conn, table):
             return []
+        if self.vector_cache is not None and not filters.people:
+            return self.vector_cache.knn(qvec, k, filters.source_types, filters.since,
+                                         filters.until)
         blob = qvec.astype(np.float32).tobytes()
         if filters.people:
             # People are not vec0 metadata: score the filtered chunks exactly instead.

@@ -1,0 +1,128 @@
+"""The in-memory vector cache: the same neighbours as vec0, and it follows the index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import db
+from engine.embedders import create_embedder
+from engine.indexer import reindex
+from engine.search import Searcher
+from engine.search.filters import Filters
+from engine.search.vector_cache import VectorCache, drop_shared, shared_cache
+from engine.settings import Settings
+
+QUERIES = ("when is the standup", "espresso appliance at work is broken", "ferry with bikes",
+           "blood sugar after dinner", "pricing model for the contract", "invoice overdue")
+FILTERS = (Filters((), None, None, ()), Filters(("slack",), None, None, ()),
+           Filters((), "2026-05-01", None, ()), Filters(("note", "journal"), None, "2025-12-31", ()),
+           Filters(("no-such-type",), None, None, ()))
+
+
+def test_cache_returns_the_vec0_neighbours_with_every_filter(demo_index: Settings) -> None:
+    embedder = create_embedder(demo_index)
+    plain = Searcher(demo_index, embedder=embedder, vector_cache=False)
+    cached = Searcher(demo_index, embedder=embedder, vector_cache=True)
+    assert plain.vector_cache is None and cached.vector_cache is not None
+    for query in QUERIES:
+        qvec = embedder.embed_query(query)
+        for filters in FILTERS:
+            expected = plain.vector(qvec, 20, filters)
+            got = cached.vector(qvec, 20, filters)
+            # Exact search both ways: the same chunks (ties may swap neighbours).
+            assert len(got) == len(expected)
+            assert len(set(got) & set(expected)) >= len(expected) - 1
+            assert got[:3] == expected[:3] or set(got[:3]) == set(expected[:3])
+    assert plain.search(QUERIES[1]).results[0].id == cached.search(QUERIES[1]).results[0].id
+    plain.close(), cached.close()
+    drop_shared(demo_index.db_path)
+
+
+def slack(channel: str, texts: list[str], start: int = 0) -> str:
+    import json
+    return "\n".join(json.dumps({"ts": f"{1_780_000_000 + (start + i) * 60}.000100",
+                                 "channel": channel, "user": "U1", "user_name": "Priya",
+                                 "text": t}) for i, t in enumerate(texts)) + "\n"
+
+
+@pytest.fixture
+def small(settings_factory: Callable[..., Settings]) -> Settings:
+    settings = settings_factory(embedder__name="hashing")
+    root = settings.roots[0]
+    (root / "data" / "slack").mkdir(parents=True)
+    (root / "data" / "slack" / "eng.jsonl").write_text(
+        slack("eng", [f"the scheduler run {i} finished" for i in range(12)]))
+    (root / "notes").mkdir()
+    (root / "notes" / "garden.md").write_text("# Tomatoes\nPlant after the last frost.\n")
+    reindex(settings=settings)
+    return settings
+
+
+def vectors_by_seq(path: Path) -> dict[int, np.ndarray]:
+    conn = db.connect(path, create=False)
+    rows = conn.execute("SELECT seq, embedding FROM chunks WHERE embedding IS NOT NULL")
+    out = {seq: np.frombuffer(blob, dtype=np.float32) for seq, blob in rows}
+    conn.close()
+    return out
+
+
+def test_cache_follows_additions_edits_and_deletions_incrementally(small: Settings) -> None:
+    cache = VectorCache(small.db_path)
+    assert cache.refresh() and cache.loads == 1 and len(cache) == len(vectors_by_seq(small.db_path))
+    assert not cache.refresh()  # nothing committed since: the data_version check stops it
+
+    notes = small.roots[0] / "notes"
+    (notes / "bikes.md").write_text("# Ferry\nBodø to Moskenes with the bikes.\n")
+    reindex(settings=small)
+    assert cache.refresh() and (cache.loads, cache.updates) == (1, 1)
+    stored = vectors_by_seq(small.db_path)
+    assert sorted(cache.seqs.tolist()) == sorted(stored)
+
+    # Editing the file indexed last deletes its chunk and inserts a new one, which SQLite
+    # gives the same seq (max rowid + 1): the cache must notice by the chunk id.
+    last_seq = max(stored)
+    (notes / "bikes.md").write_text("# Ferry\nThe night ferry from Bodø was cancelled.\n")
+    reindex(settings=small)
+    stored = vectors_by_seq(small.db_path)
+    assert last_seq in stored, "the test relies on the reused seq"
+    assert cache.refresh() and cache.loads == 1
+    row = int(np.flatnonzero(cache.seqs == last_seq)[0])
+    assert np.array_equal(cache.matrix[row], stored[last_seq])
+    assert cache.knn(stored[last_seq], 1) == [last_seq]
+
+    (notes / "garden.md").unlink()
+    reindex(settings=small)
+    assert cache.refresh()
+    assert sorted(cache.seqs.tolist()) == sorted(vectors_by_seq(small.db_path))
+    assert len(cache.ids) == len(cache) == cache.matrix.shape[0] == len(cache.types)
+    cache.close()
+
+
+def test_shared_cache_is_one_per_index_and_serves_every_searcher(small: Settings) -> None:
+    first, second = Searcher(small), Searcher(small)
+    assert first.vector_cache is second.vector_cache is shared_cache(small.db_path)
+    hits = first.search("scheduler run finished", mode="vector").results
+    assert hits and first.vector_cache is not None and first.vector_cache.loads == 1
+    assert second.search("scheduler run finished", mode="vector").results[0].id == hits[0].id
+    assert first.vector_cache.loads == 1
+    first.close(), second.close()
+    drop_shared(small.db_path)
+
+
+def test_a_new_embedder_reloads_the_whole_matrix(small: Settings) -> None:
+    cache = VectorCache(small.db_path)
+    cache.refresh()
+    dim = cache.matrix.shape[1]
+    switched = small.with_values(embedder__name="local")
+    reindex(settings=switched)  # builds the local model's vectors aside, then swaps
+    conn = db.connect(small.db_path, create=False)
+    assert db.get_meta(conn, "embedder_name") == "local"
+    conn.close()
+    assert cache.refresh() and cache.loads == 2
+    assert (dim, cache.matrix.shape[1]) == (64, 384)
+    assert sorted(cache.seqs.tolist()) == sorted(vectors_by_seq(small.db_path))
+    cache.close()
