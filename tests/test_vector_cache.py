@@ -126,3 +126,34 @@ def test_a_new_embedder_reloads_the_whole_matrix(small: Settings) -> None:
     assert (dim, cache.matrix.shape[1]) == (64, 384)
     assert sorted(cache.seqs.tolist()) == sorted(vectors_by_seq(small.db_path))
     cache.close()
+
+
+def test_person_filter_through_the_cache_matches_the_sql_path(demo_index: Settings) -> None:
+    embedder = create_embedder(demo_index)
+    plain = Searcher(demo_index, embedder=embedder, vector_cache=False)
+    cached = Searcher(demo_index, embedder=embedder, vector_cache=True)
+    for name in ("Priya", "Sofie Lindqvist", "Nobody Atall"):
+        people = cached._people((name,))
+        filters = Filters((), None, None, people)
+        for query in QUERIES[:3]:
+            qvec = embedder.embed_query(query)
+            expected = plain.vector(qvec, 15, filters)
+            got = cached.vector(qvec, 15, filters)
+            assert len(got) == len(expected)
+            assert len(set(got) & set(expected)) >= len(expected) - 1
+        if name == "Nobody Atall":
+            assert got == []
+    # The set of a person's chunks is remembered until the index changes.
+    people = cached._people(("Priya",))
+    first = cached._people_seqs(people)
+    assert len(first) > 0 and cached._people_seqs(people) is first
+    writer = db.connect(demo_index.db_path)
+    with db.transaction(writer):
+        seq = int(first[0])
+        writer.execute("UPDATE chunks SET people = '' , content = 'moved away' WHERE seq = ?",
+                       (seq,))
+    writer.close()
+    again = cached._people_seqs(people)
+    assert again is not first and seq not in set(again.tolist())
+    plain.close(), cached.close()
+    drop_shared(demo_index.db_path)

@@ -15,8 +15,9 @@ drops the rows gone or replaced, and reads only the new rows' vectors. A change 
 active embedder (a swap) reloads everything. Its snapshot may be a commit apart from the
 Searcher's: a hit the Searcher's snapshot does not hold is dropped by the pipeline.
 
-Source-type and date filters are boolean masks over the scores, so a narrow filter still
-returns k hits whenever k match.
+Filters are boolean masks over the scores (source type and day from the matrix's own
+columns; people as the set of chunks that name them, computed by the Searcher), so a narrow
+filter still returns k hits whenever k match.
 """
 
 from __future__ import annotations
@@ -160,14 +161,19 @@ class VectorCache:
         return keep
 
     def knn(self, query: FloatArray, k: int, source_types: Sequence[str] = (),
-            since: str | None = None, until: str | None = None) -> list[int]:
-        """The `seq`s of the k nearest rows by cosine, best first, filters applied."""
+            since: str | None = None, until: str | None = None,
+            among: npt.NDArray[np.int64] | None = None) -> list[int]:
+        """The `seq`s of the k nearest rows by cosine, best first, filters applied;
+        `among` (sorted seqs) keeps only those chunks (the person filter)."""
         with self._lock:
             self._refresh()
             if not len(self) or k < 1 or self.matrix.shape[1] != len(query):
                 return []
             scores = self.matrix @ np.asarray(query, dtype=np.float32)
             keep = self.mask(source_types, since, until)
+            if among is not None:
+                inside = np.isin(self.seqs, among, assume_unique=True)
+                keep = inside if keep is None else keep & inside
             seqs = self.seqs
         if keep is not None:
             scores = np.where(keep, scores, -np.inf)
