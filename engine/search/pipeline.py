@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -28,8 +27,6 @@ from engine.settings import Settings
 MODES = ("hybrid", "vector", "bm25")
 KNN_MAX = 4096
 PEOPLE_MEMO = 16  # person-filter chunk sets remembered per Searcher
-# Runs the vector side of warm searches beside the keyword side (see `_start_vector`).
-_VECTOR_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memex-vector")
 
 
 class SearchError(ValueError):
@@ -142,41 +139,6 @@ class Searcher:
         self._people_memo[key] = (version, seqs)
         return seqs
 
-    def _start_vector(self, query: str, k: int, filters: Filters,
-                      warnings: list[str]) -> Callable[[], list[int] | None]:
-        """Start the vector side; the returned call gives its list, or None when the query
-        has no vector (empty query, no model: `warnings` says why).
-
-        With the in-memory matrix, the query embedding and the scan run on a worker thread
-        while this thread runs the keyword queries: onnxruntime, numpy and SQLite release
-        the GIL, so the two retrievers overlap on two cores. Everything that reads this
-        Searcher's connection (embedder checks, the person set) is done here, before the
-        hand-off: the worker touches only the model and the cache.
-        """
-        if not query.strip():
-            return lambda: None
-        cache = self.vector_cache
-        if cache is None:
-            def sequential() -> list[int] | None:
-                qvec = self._query_vector(query, warnings)
-                return None if qvec is None else self.vector(qvec, k, filters)
-            return sequential
-        ready = self._query_embedder.ready(warnings)
-        if ready is None:
-            return lambda: None
-        table = db.active_vec_table(self.conn)
-        if not table or not db.table_exists(self.conn, table):
-            return lambda: []
-        among = self._people_seqs(filters.people) if filters.people else None
-
-        def work() -> list[int] | None:
-            qvec = self._query_embedder.embed(ready, query, warnings)
-            if qvec is None:
-                return None
-            return cache.knn(qvec, k, filters.source_types, filters.since, filters.until, among)
-
-        return _VECTOR_POOL.submit(work).result
-
     # -- pipeline ---------------------------------------------------------------------------
 
     def search(self, query: str, limit: int | None = None,
@@ -202,18 +164,16 @@ class Searcher:
         # so a commit by the writer mid-search cannot mix two states of the index.
         with self._lock, db.read_snapshot(self.conn):
             lists: dict[str, list[int]] = {}
-            vector_side = (self._start_vector(query, k, filters, warnings)
-                           if mode in ("hybrid", "vector") else None)
             if mode in ("hybrid", "bm25"):
                 lists["bm25"] = self.bm25(terms, k, filters, prefix)
             if mode == "hybrid" and s["search.exact_weight"] > 0 and len(lists["bm25"]) > 0:
                 # Chunks holding every query term are voted for once more, so vector noise
                 # cannot push an exact match out of the head.
                 lists["exact"] = self.bm25(terms, k, filters, prefix, require_all=True)
-            if vector_side is not None:
-                found = vector_side()
-                if found is not None:
-                    lists["vector"] = found
+            if mode in ("hybrid", "vector"):
+                qvec = self._query_vector(query, warnings) if query.strip() else None
+                if qvec is not None:
+                    lists["vector"] = self.vector(qvec, k, filters)
                 elif mode == "vector" or warnings:
                     lists["bm25"] = self.bm25(terms, k, filters, prefix)
                     lists.pop("exact", None)

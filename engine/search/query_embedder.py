@@ -67,12 +67,6 @@ class QueryEmbedder:
         return self._embedder
 
     def vector(self, query: str, warnings: list[str]) -> Vectors | None:
-        ready = self.ready(warnings)
-        return None if ready is None else self.embed(ready, query, warnings)
-
-    def ready(self, warnings: list[str]) -> tuple[Embedder, int | None] | None:
-        """The embedder to use and the index's dimension, or None with a warning. Every
-        check that reads the index is here, so `embed` can run on another thread."""
         embedder = self._current()
         if embedder is None:
             warnings.append(f"embedder unavailable, keyword results only: {self._error}")
@@ -84,13 +78,6 @@ class QueryEmbedder:
         if time.monotonic() < self._rest_until:
             warnings.append(f"embedder failed recently, keyword results only: {self._error}")
             return None
-        dim = db.get_meta(self.conn, "dimension")
-        return embedder, None if dim is None else int(dim)
-
-    def embed(self, ready: tuple[Embedder, int | None], query: str,
-              warnings: list[str]) -> Vectors | None:
-        """The query's vector (no index access), or None with a warning."""
-        embedder, dim = ready
         try:
             qvec = embedder.embed_query(query)
         except EmbedderError as exc:
@@ -98,7 +85,8 @@ class QueryEmbedder:
             self._rest_until = time.monotonic() + COOLDOWN_SECONDS
             warnings.append(f"embedder failed, keyword results only: {exc}")
             return None
-        if dim is not None and dim != qvec.shape[-1]:
+        dim = db.get_meta(self.conn, "dimension")
+        if dim is not None and int(dim) != qvec.shape[-1]:
             warnings.append(f"the query embedder gives {qvec.shape[-1]}-d vectors but the index "
                             f"holds {dim}-d ones; keyword results only.")
             return None
