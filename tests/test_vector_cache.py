@@ -157,3 +157,24 @@ def test_person_filter_through_the_cache_matches_the_sql_path(demo_index: Settin
     assert again is not first and seq not in set(again.tolist())
     plain.close(), cached.close()
     drop_shared(demo_index.db_path)
+
+
+def test_warm_path_ranks_as_the_one_shot_path(demo_index: Settings) -> None:
+    """Whole searches through the in-memory matrix rank as through vec0."""
+    embedder = create_embedder(demo_index)
+    plain = Searcher(demo_index, embedder=embedder, vector_cache=False)
+    cached = Searcher(demo_index, embedder=embedder, vector_cache=True)
+    for query in QUERIES:
+        for kwargs in ({}, {"source_types": ["slack"]}, {"people": ["Priya"]},
+                       {"since": "2026-01-01", "mode": "vector"}):
+            a = plain.search(query, 10, explain=True, **kwargs)  # type: ignore[arg-type]
+            b = cached.search(query, 10, explain=True, **kwargs)  # type: ignore[arg-type]
+            assert (a.mode, a.warnings) == (b.mode, b.warnings)
+            ids_a, ids_b = [r.id for r in a.results], [r.id for r in b.results]
+            assert ids_a[:3] == ids_b[:3], (query, kwargs)
+            assert len(set(ids_a) & set(ids_b)) >= len(ids_a) - 1
+    empty_a, empty_b = plain.search("   "), cached.search("   ")
+    assert (empty_a.mode, [r.id for r in empty_a.results]) == (
+        empty_b.mode, [r.id for r in empty_b.results])
+    plain.close(), cached.close()
+    drop_shared(demo_index.db_path)
