@@ -158,10 +158,16 @@ class Tasks(QObject):
     def read(self, fn: Callable[[], T], on_done: Callable[[T], Any],
              on_error: Callable[[BaseException], Any] | None = None,
              channel: str | None = None) -> int:
-        """Run `fn` on the pool; `on_done(result)` on the GUI thread unless superseded."""
+        """Run `fn` on the pool; `on_done(result)` on the GUI thread unless superseded.
+
+        After `shutdown` a read is dropped: a signal queued before the shutdown (a watcher
+        batch asking for a status refresh) may still be delivered, and nobody waits for it.
+        """
         seq = self._latest.get(channel or "", 0) + 1
         if channel:
             self._latest[channel] = seq
+        if self._closed:
+            return seq
         future = self._pool.submit(fn)
         future.add_done_callback(lambda f: self.post(
             lambda: self._finish(f, on_done, on_error, channel, seq)))
@@ -210,7 +216,7 @@ class Tasks(QObject):
             with contextlib.suppress(Exception):
                 self.searcher().search("memex", 1)
 
-        for _ in range(self._readers):
+        for _ in range(self._readers if not self._closed else 0):
             self._pool.submit(warm)
 
     def neighbours(self, chunk_id: str, on_done: Callable[[list[Neighbour]], Any]) -> int:
@@ -325,7 +331,10 @@ class Tasks(QObject):
             self.start_watching()
 
     def shutdown(self) -> None:
-        """Stop the writer between two files, finish reads, close every connection."""
+        """Stop the writer between two files, finish reads, close every connection.
+        A second call does nothing."""
+        if self._closed:
+            return
         self._closed = True
         self.stop_watching()
         self._control.shutdown(wait=True)

@@ -112,3 +112,12 @@ def test_watcher_picks_up_a_new_file(qtbot: Any, qapp: Any, demo_index: Settings
     finally:
         memex.shutdown()
         qapp.setQuitOnLastWindowClosed(True)
+
+
+def test_a_status_refresh_delivered_after_shutdown_is_dropped(memex: Any) -> None:
+    """A watcher batch queued before quitting may still reach the controller afterwards."""
+    memex.shutdown()
+    answers: list[object] = []
+    memex.refresh_status()  # used to raise: cannot schedule new futures after shutdown
+    memex.tasks.read(lambda: 1, answers.append)
+    assert answers == []
