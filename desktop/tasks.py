@@ -216,7 +216,9 @@ class Tasks(QObject):
             with contextlib.suppress(Exception):
                 self.searcher().search("memex", 1)
 
-        for _ in range(self._readers if not self._closed else 0):
+        if self._closed:
+            return
+        for _ in range(self._readers):
             self._pool.submit(warm)
 
     def neighbours(self, chunk_id: str, on_done: Callable[[list[Neighbour]], Any]) -> int:

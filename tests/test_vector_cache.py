@@ -145,15 +145,17 @@ def test_person_filter_through_the_cache_matches_the_sql_path(demo_index: Settin
             assert got == []
     # The set of a person's chunks is remembered until the index changes.
     people = cached._people(("Priya",))
-    first = cached._people_seqs(people)
-    assert len(first) > 0 and cached._people_seqs(people) is first
+    cache = cached.vector_cache
+    assert cache is not None
+    first = cache.people_seqs(people)
+    assert len(first) > 0 and cache.people_seqs(people) is first
     writer = db.connect(demo_index.db_path)
     with db.transaction(writer):
         seq = int(first[0])
         writer.execute("UPDATE chunks SET people = '' , content = 'moved away' WHERE seq = ?",
                        (seq,))
     writer.close()
-    again = cached._people_seqs(people)
+    again = cache.people_seqs(people)
     assert again is not first and seq not in set(again.tolist())
     plain.close(), cached.close()
     drop_shared(demo_index.db_path)

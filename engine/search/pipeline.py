@@ -26,7 +26,6 @@ from engine.settings import Settings
 
 MODES = ("hybrid", "vector", "bm25")
 KNN_MAX = 4096
-PEOPLE_MEMO = 16  # person-filter chunk sets remembered per Searcher
 
 
 class SearchError(ValueError):
@@ -72,7 +71,6 @@ class Searcher:
         self._lock = threading.Lock()
         use_cache = settings["search.vector_cache"] if vector_cache is None else vector_cache
         self.vector_cache: VectorCache | None = shared_cache(path) if use_cache else None
-        self._people_memo: dict[tuple[str, ...], tuple[int, np.ndarray]] = {}
 
     def close(self) -> None:
         self.conn.close()
@@ -100,9 +98,7 @@ class Searcher:
         if not table or not db.table_exists(self.conn, table):
             return []
         if self.vector_cache is not None:
-            among = self._people_seqs(filters.people) if filters.people else None
-            return self.vector_cache.knn(qvec, k, filters.source_types, filters.since,
-                                         filters.until, among)
+            return self.vector_cache.knn(qvec, k, filters)
         blob = qvec.astype(np.float32).tobytes()
         if filters.people:
             # People are not vec0 metadata: score the filtered chunks exactly instead.
@@ -117,27 +113,6 @@ class Searcher:
             f"SELECT rowid FROM {table} WHERE embedding MATCH ? AND k = ?{where} ORDER BY distance",
             (blob, min(k, KNN_MAX), *params)).fetchall()
         return [r[0] for r in rows]
-
-    def _people_seqs(self, people: tuple[Person, ...]) -> np.ndarray:
-        """The chunks that name these people (sorted seqs), kept until the index changes.
-
-        Finding them reads every chunk's speakers and text (~0.3 s at 100k chunks), so the
-        set is remembered per people and `PRAGMA data_version`: typing with a person chip
-        set pays it once, not per keystroke.
-        """
-        key = tuple(sorted(n.lower() for p in people for n in p.names))
-        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
-        held = self._people_memo.get(key)
-        if held is not None and held[0] == version:
-            return held[1]
-        where, params = chunk_filter_sql(Filters(people=people))
-        seqs = np.fromiter((r[0] for r in self.conn.execute(
-            f"SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL{where} ORDER BY c.seq",
-            params)), dtype=np.int64)
-        if len(self._people_memo) >= PEOPLE_MEMO:
-            self._people_memo.clear()
-        self._people_memo[key] = (version, seqs)
-        return seqs
 
     # -- pipeline ---------------------------------------------------------------------------
 
