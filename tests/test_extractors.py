@@ -9,10 +9,11 @@ from pathlib import Path, PurePath
 
 import pytest
 
-from engine.extractors import ExtractError, Extraction, get_extractor
-from engine.extractors.chunking import chunk_id
+from engine.extractors import REGISTRY, ExtractError, Extraction, get_extractor, load_all
+from engine.extractors.chunking import Message, chunk_id, jsonl_drafts, numbered_messages
 from engine.extractors.mail import html_to_text, strip_quotes_and_signature
-from engine.indexer import reindex
+from engine.index.indexer import reindex
+from engine.records import Draft
 from engine.settings import Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -253,3 +254,40 @@ def test_signal_quotes_name_their_author_and_sync_messages_join_the_chat() -> No
     assert [d.title for d in result.drafts] == ["Omar · 2024-03-14"]
     assert result.drafts[0].content.split("\n")[1] == \
         'Me: ↳ (reply to Omar: "Tickets are live") Buying two'
+
+
+def test_jsonl_drafts_records_each_bad_line_in_file_order() -> None:
+    def draft_for(number: int, record: dict[str, object]) -> Draft | None:
+        return Draft(str(record["keep"]), location=f"line:{number}") if record["keep"] else None
+
+    data = b'{"keep": "a"}\nnot json\n{"keep": ""}\n[1]\n\n{"keep": "b"}\n'
+    result = jsonl_drafts(data, draft_for, "nothing to keep")
+    assert [(d.content, d.location) for d in result.drafts] == [("a", "line:1"), ("b", "line:6")]
+    assert result.problems == ["line 2: not JSON (Expecting value)", "line 3: nothing to keep",
+                               "line 4: not a JSON object"]
+
+
+def test_numbered_messages_skip_noise_and_record_only_the_given_errors() -> None:
+    def to_message(number: int, text: str) -> Message | None:
+        if text == "broken":
+            raise ValueError(text)
+        if text == "odd":
+            raise KeyError(text)
+        return Message("2024-03-01T10:00:00", "Ana", text, "eng") if text else None
+
+    result = Extraction()
+    messages = numbered_messages(enumerate(["hi", "", "broken", "yo"], start=1), to_message,
+                                 result, "unusable", where="message")
+    assert [m.text for m in messages] == ["hi", "yo"]
+    assert result.problems == ["message 3: unusable"]
+    with pytest.raises(KeyError):
+        numbered_messages([(1, "odd")], to_message, result, "unusable", errors=(ValueError,))
+
+
+def test_families_register_one_extractor_per_source_type() -> None:
+    load_all()
+    for source_type in ("checkin", "experiment", "interview", "interview_meta", "podcast_digest",
+                        "observation", "quote", "story"):
+        assert REGISTRY[source_type] is get_extractor(source_type)
+    quote = extract("quote", '{"text": "Less, but better."}', "q.jsonl").drafts[0]
+    assert quote.title == "Quote: Less, but better."

@@ -7,8 +7,9 @@ the database, the embedder or the file system beyond the bytes it is given.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import PurePath
 
 from engine.records import Draft
@@ -41,6 +42,17 @@ def register(*source_types: str) -> Callable[[Extractor], Extractor]:
         return func
 
     return add
+
+
+def register_each(source_types: Iterable[str],
+                  extract: Callable[[str, bytes, PurePath], Extraction]) -> None:
+    """Register one extractor per source type: `extract` with that source type as first argument.
+
+    For a family of types read by one function (records, structured), so that each type
+    needs no wrapper of its own.
+    """
+    for source_type in source_types:
+        register(source_type)(partial(extract, source_type))
 
 
 def get_extractor(source_type: str) -> Extractor:

@@ -1,14 +1,14 @@
-"""Chunking helpers written once: message windows, Markdown sections, text decoding, hashing."""
+"""Written once for every extractor: chat windows, JSONL records, chunk sizes, decoding, hashing."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.extractors import ExtractError, Extraction
 from engine.records import Draft
@@ -19,6 +19,9 @@ WINDOW_MAX = 16
 WINDOW_GAP_SECONDS = 6 * 3600  # a long silence starts a new window
 SEGMENT_CHARS = 1000  # meeting segments
 SECTION_MAX_CHARS = 2400  # a Markdown section longer than this is split on paragraphs
+UNUSABLE_MESSAGE_ERRORS: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError)
+
+Item = TypeVar("Item")
 
 
 def decode(data: bytes) -> str:
@@ -174,6 +177,19 @@ def jsonl_records(text: str, result: Extraction) -> Iterator[tuple[int, dict[str
         yield number, record
 
 
+def jsonl_drafts(data: bytes, draft_for: Callable[[int, dict[str, Any]], Draft | None],
+                 undrafted: str) -> Extraction:
+    """One draft per JSONL record; a record that makes none is the problem `line N: undrafted`."""
+    result = Extraction()
+    for number, record in jsonl_records(decode(data), result):
+        draft = draft_for(number, record)
+        if draft is None:
+            result.problems.append(f"line {number}: {undrafted}")
+        else:
+            result.drafts.append(draft)
+    return result
+
+
 @dataclass(frozen=True)
 class Message:
     """One chat message, in any chat format."""
@@ -185,6 +201,33 @@ class Message:
     location: str = ""  # where it sits in the file: "line:N" or "ts:…"
     epoch: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def numbered_messages(
+    numbered: Iterable[tuple[int, Item]],
+    to_message: Callable[[int, Item], Message | None],
+    result: Extraction,
+    unusable: str,
+    where: str = "line",
+    errors: tuple[type[Exception], ...] = UNUSABLE_MESSAGE_ERRORS,
+) -> list[Message]:
+    """The messages made of numbered raw items, in order.
+
+    `to_message` returns None for noise (a join, a receipt, an empty text), which is skipped
+    quietly, and raises one of `errors` for a broken item, which becomes the problem
+    `where N: unusable` so that one bad message never costs the rest of the file.
+    `numbered` is read lazily, so problems it records itself stay in file order.
+    """
+    messages: list[Message] = []
+    for number, item in numbered:
+        try:
+            message = to_message(number, item)
+        except errors:
+            result.problems.append(f"{where} {number}: {unusable}")
+            continue
+        if message is not None:
+            messages.append(message)
+    return messages
 
 
 def _boundary_after(message: Message) -> bool:

@@ -6,7 +6,7 @@ from pathlib import PurePath
 from typing import Any
 
 from engine.extractors import Extraction, register
-from engine.extractors.chunking import decode, jsonl_records, parse_date
+from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.records import Draft
 
 
@@ -39,11 +39,4 @@ def event_draft(number: int, record: dict[str, Any]) -> Draft | None:
 
 @register("event")
 def extract_event(data: bytes, path: PurePath) -> Extraction:
-    result = Extraction()
-    for number, record in jsonl_records(decode(data), result):
-        draft = event_draft(number, record)
-        if draft is None:
-            result.problems.append(f"line {number}: event without title or description")
-        else:
-            result.drafts.append(draft)
-    return result
+    return jsonl_drafts(data, event_draft, "event without title or description")

@@ -10,6 +10,7 @@ A field with an unreadable value is left out and recorded as a problem.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date as Date
 from pathlib import PurePath
 from typing import Any
@@ -39,11 +40,20 @@ def _hours(seconds: float) -> str:
     return f"{minutes // 60} h {minutes % 60} min"
 
 
-def _steps(f: Fields) -> str | None:
-    if "totalSteps" not in f:
-        return None
-    goal = f" (goal {f['dailyStepGoal']:,.0f})" if "dailyStepGoal" in f else ""
-    return f"{f['totalSteps']:,.0f} steps{goal}"
+@dataclass(frozen=True)
+class Phrase:
+    """One field in words (`text` formats its value), with an optional second field after it."""
+
+    key: str
+    text: str
+    extra_key: str = ""
+    extra: str = ""
+
+    def __call__(self, f: Fields) -> str | None:
+        if self.key not in f:
+            return None
+        tail = self.extra.format(f[self.extra_key]) if self.extra_key in f else ""
+        return self.text.format(f[self.key]) + tail
 
 
 def _distance(f: Fields) -> str | None:
@@ -68,25 +78,11 @@ def _sleep(f: Fields) -> str | None:
     return f"slept {_hours(seconds)}" + (f" ({', '.join(stages)})" if stages else "")
 
 
-def _stress(f: Fields) -> str | None:
-    if "averageStressLevel" not in f:
-        return None
-    peak = f", peak {f['maxStressLevel']:.0f}" if "maxStressLevel" in f else ""
-    return f"average stress {f['averageStressLevel']:.0f}{peak}"
-
-
 def _battery(f: Fields) -> str | None:
     high, low = f.get("bodyBatteryHighestValue"), f.get("bodyBatteryLowestValue")
     if high is None:
         return None
     return f"body battery high {high:.0f}" + (f", low {low:.0f}" if low is not None else "")
-
-
-def _calories(f: Fields) -> str | None:
-    if "totalKilocalories" not in f:
-        return None
-    active = f" ({f['activeKilocalories']:,.0f} active)" if "activeKilocalories" in f else ""
-    return f"{f['totalKilocalories']:,.0f} kcal burned{active}"
 
 
 def _intensity(f: Fields) -> str | None:
@@ -99,12 +95,17 @@ def _intensity(f: Fields) -> str | None:
             f"({moderate:.0f} moderate, {vigorous:.0f} vigorous)")
 
 
-def _floors(f: Fields) -> str | None:
-    return f"{f['floorsAscended']:.0f} floors climbed" if "floorsAscended" in f else None
-
-
 PHRASES: tuple[Callable[[Fields], str | None], ...] = (
-    _steps, _distance, _heart, _sleep, _stress, _battery, _calories, _intensity, _floors)
+    Phrase("totalSteps", "{:,.0f} steps", "dailyStepGoal", " (goal {:,.0f})"),
+    _distance,
+    _heart,
+    _sleep,
+    Phrase("averageStressLevel", "average stress {:.0f}", "maxStressLevel", ", peak {:.0f}"),
+    _battery,
+    Phrase("totalKilocalories", "{:,.0f} kcal burned", "activeKilocalories", " ({:,.0f} active)"),
+    _intensity,
+    Phrase("floorsAscended", "{:.0f} floors climbed"),
+)
 
 
 def numeric_fields(summary: dict[str, Any], problems: list[str], day: str) -> Fields:

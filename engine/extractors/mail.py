@@ -17,7 +17,7 @@ from pathlib import PurePath
 from typing import Any
 
 from engine.extractors import ExtractError, Extraction, register
-from engine.extractors.chunking import decode, jsonl_records, parse_date
+from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.records import Draft
 
 BLOCK_TAGS = ["p", "div", "li", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "hr"]
@@ -169,17 +169,6 @@ def _catalog_draft(number: int, record: dict[str, Any]) -> Draft | None:
                  metadata={"from": sender, "to": to_text, "attachments": []})
 
 
-def _extract_catalog(data: bytes) -> Extraction:
-    result = Extraction()
-    for number, record in jsonl_records(decode(data), result):
-        draft = _catalog_draft(number, record)
-        if draft is None:
-            result.problems.append(f"line {number}: message without subject or summary")
-        else:
-            result.drafts.append(draft)
-    return result
-
-
 @register("email_catalog")
 def extract_email(data: bytes, path: PurePath) -> Extraction:
     suffix = path.suffix.lower()
@@ -189,4 +178,4 @@ def extract_email(data: bytes, path: PurePath) -> Extraction:
         if b"\x00" in data[:4096]:
             raise ExtractError("binary content (NUL bytes)")
         return _extract_eml(data)
-    return _extract_catalog(data)
+    return jsonl_drafts(data, _catalog_draft, "message without subject or summary")

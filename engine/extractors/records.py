@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import Extraction, register
-from engine.extractors.chunking import decode, jsonl_records, parse_date
+from engine.extractors import Extraction, register_each
+from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.records import Draft
 
 LABELS = {"observation": "Observation", "quote": "Quote", "story": "Story"}
@@ -32,27 +32,10 @@ def record_draft(record: dict[str, Any], number: int, label: str) -> Draft | Non
     )
 
 
-def _extract_for(label: str, data: bytes) -> Extraction:
-    result = Extraction()
-    for number, record in jsonl_records(decode(data), result):
-        draft = record_draft(record, number, label)
-        if draft is None:
-            result.problems.append(f"line {number}: record without text")
-        else:
-            result.drafts.append(draft)
-    return result
+def extract_records(source_type: str, data: bytes, path: PurePath) -> Extraction:
+    label = LABELS[source_type]
+    return jsonl_drafts(data, lambda number, record: record_draft(record, number, label),
+                        "record without text")
 
 
-@register("observation")
-def extract_observation(data: bytes, path: PurePath) -> Extraction:
-    return _extract_for("Observation", data)
-
-
-@register("quote")
-def extract_quote(data: bytes, path: PurePath) -> Extraction:
-    return _extract_for("Quote", data)
-
-
-@register("story")
-def extract_story(data: bytes, path: PurePath) -> Extraction:
-    return _extract_for("Story", data)
+register_each(LABELS, extract_records)

@@ -19,6 +19,7 @@ from engine.extractors.chunking import (
     decode,
     iso_from_epoch,
     jsonl_records,
+    numbered_messages,
 )
 
 QUOTE_CHARS = 60
@@ -95,15 +96,8 @@ def extract_signal(data: bytes, path: PurePath) -> Extraction:
     result = Extraction()
     numbered = list(jsonl_records(decode(data), result))
     names = _contact_names([record for _, record in numbered])
-    messages = []
-    for number, record in numbered:
-        try:
-            message = _message(number, record, names)
-        except (KeyError, TypeError, ValueError):
-            result.problems.append(f"line {number}: envelope without a usable timestamp")
-            continue
-        if message is not None:
-            messages.append(replace(message, conversation=names.get(message.conversation,
-                                                                    message.conversation)))
-    result.drafts = chat_drafts(messages, "signal", prefix="")
+    messages = numbered_messages(numbered, lambda number, record: _message(number, record, names),
+                                 result, "envelope without a usable timestamp")
+    result.drafts = chat_drafts([replace(m, conversation=names.get(m.conversation, m.conversation))
+                                 for m in messages], "signal", prefix="")
     return result

@@ -28,6 +28,7 @@ from engine.extractors.chunking import (
     iso_from_epoch,
     json_array_items,
     jsonl_records,
+    numbered_messages,
 )
 
 # Subtypes that are people talking; joins, leaves, bots, topic changes and tombstones are not.
@@ -78,15 +79,9 @@ def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
     # Mentions carry only a user id; the log itself pairs ids with names wherever they post.
     names = {str(r["user"]): str(r["user_name"]) for _, r in records
              if r.get("user") and r.get("user_name")}
-    messages = []
-    for number, record in records:
-        try:
-            message = _jsonl_message(number, record, path.stem, names)
-        except (TypeError, ValueError):
-            result.problems.append(f"line {number}: message without a usable ts")
-            continue
-        if message is not None:
-            messages.append(message)
+    messages = numbered_messages(
+        records, lambda number, record: _jsonl_message(number, record, path.stem, names), result,
+        "message without a usable ts", errors=(TypeError, ValueError))
     result.drafts = chat_drafts(messages, "slack")
     return result
 
@@ -173,15 +168,11 @@ def _extract_export_day(data: bytes, path: PurePath) -> Extraction:
         raise ExtractError("a Slack export day file must be a JSON array of messages")
     channel = path.parent.name
     names = _names_in_file([item for _, item in items], export_users(path))
-    messages: list[Message] = []
-    for index, (line, item) in enumerate(items, start=1):
-        try:
-            message = _export_message(item, channel, names, line)
-        except (KeyError, TypeError, ValueError):
-            result.problems.append(f"message {index}: not a usable Slack message")
-            continue
-        if message is not None:
-            messages.append(message)
+    messages = numbered_messages(
+        enumerate(items, start=1),
+        lambda _, line_and_item: _export_message(line_and_item[1], channel, names,
+                                                 line=line_and_item[0]),
+        result, "not a usable Slack message", where="message")
     result.drafts = chat_drafts(_thread_order(messages), "slack")
     return result
 

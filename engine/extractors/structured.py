@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction, register
+from engine.extractors import ExtractError, Extraction, register_each
 from engine.extractors.chunking import (
     date_from_name,
     decode,
     json_array_items,
-    jsonl_records,
+    jsonl_drafts,
     load_json,
     parse_date,
 )
@@ -103,14 +103,9 @@ def record_draft(record: dict[str, Any], kind: Kind, location: str,
 
 
 def _extract_jsonl(data: bytes, kind: Kind) -> Extraction:
-    result = Extraction()
-    for number, record in jsonl_records(decode(data), result):
-        draft = record_draft(record, kind, f"line:{number}", None)
-        if draft is None:
-            result.problems.append(f"line {number}: record without any field")
-        else:
-            result.drafts.append(draft)
-    return result
+    return jsonl_drafts(
+        data, lambda number, record: record_draft(record, kind, f"line:{number}", None),
+        "record without any field")
 
 
 def _extract_json(data: bytes, path: PurePath, kind: Kind) -> Extraction:
@@ -137,26 +132,4 @@ def extract_records(source_type: str, data: bytes, path: PurePath) -> Extraction
     return _extract_jsonl(data, kind)
 
 
-@register("checkin")
-def extract_checkin(data: bytes, path: PurePath) -> Extraction:
-    return extract_records("checkin", data, path)
-
-
-@register("experiment")
-def extract_experiment(data: bytes, path: PurePath) -> Extraction:
-    return extract_records("experiment", data, path)
-
-
-@register("interview")
-def extract_interview(data: bytes, path: PurePath) -> Extraction:
-    return extract_records("interview", data, path)
-
-
-@register("interview_meta")
-def extract_interview_meta(data: bytes, path: PurePath) -> Extraction:
-    return extract_records("interview_meta", data, path)
-
-
-@register("podcast_digest")
-def extract_podcast_digest(data: bytes, path: PurePath) -> Extraction:
-    return extract_records("podcast_digest", data, path)
+register_each(KINDS, extract_records)

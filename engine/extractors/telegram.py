@@ -20,6 +20,7 @@ from engine.extractors.chunking import (
     decode,
     jsonl_records,
     load_json,
+    numbered_messages,
     parse_date,
     to_epoch,
 )
@@ -103,22 +104,22 @@ def _chat_name(chat: dict[str, Any]) -> str:
     return "Saved Messages" if chat.get("type") == "saved_messages" else f"chat {chat.get('id')}"
 
 
+def _chat_messages(chat: dict[str, Any], lines: LineFinder, result: Extraction) -> list[Message]:
+    name = _chat_name(chat)
+    replied: dict[int, tuple[str, str]] = {}  # filled as the chat is read, for quoting replies
+    return numbered_messages(
+        enumerate(chat.get("messages") or [], start=1),
+        lambda _, item: _export_message(item, name, replied, lines),
+        result, "not a usable message", where=f"{name}, message")
+
+
 def _extract_export(data: bytes) -> Extraction:
     text = decode(data)
     result = Extraction()
     lines = LineFinder(text)
     messages: list[Message] = []
     for chat in _chats(load_json(text)):
-        name = _chat_name(chat)
-        replied: dict[int, tuple[str, str]] = {}
-        for index, item in enumerate(chat.get("messages") or [], start=1):
-            try:
-                message = _export_message(item, name, replied, lines)
-            except (KeyError, TypeError, ValueError):
-                result.problems.append(f"{name}, message {index}: not a usable message")
-                continue
-            if message is not None:
-                messages.append(message)
+        messages += _chat_messages(chat, lines, result)
     result.drafts = chat_drafts(messages, "telegram", prefix="")
     return result
 
@@ -137,15 +138,10 @@ def _jsonl_message(number: int, record: dict[str, Any], default_chat: str) -> Me
 
 def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
     result = Extraction()
-    messages = []
-    for number, record in jsonl_records(decode(data), result):
-        try:
-            message = _jsonl_message(number, record, path.stem)
-        except ValueError:
-            result.problems.append(f"line {number}: message without a usable date")
-            continue
-        if message is not None:
-            messages.append(message)
+    messages = numbered_messages(
+        jsonl_records(decode(data), result),
+        lambda number, record: _jsonl_message(number, record, path.stem), result,
+        "message without a usable date", errors=(ValueError,))
     result.drafts = chat_drafts(messages, "telegram", prefix="")
     return result
 

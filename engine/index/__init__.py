@@ -1,0 +1,1 @@
+"""Indexing: routes and discovery, the indexer, the one writer, the watcher, maintenance."""
