@@ -22,11 +22,11 @@ from typing import Any
 
 from bench.common import bench_settings, machine
 from bench.perf_data import LayerWriter
-from engine import db
-from engine.indexer import reindex
-from engine.maintenance import dead_slots, maintain
+from engine.index.indexer import reindex
+from engine.index.maintenance import dead_slots, maintain
+from engine.index.status import collect_status
 from engine.settings import Settings
-from engine.status import collect_status
+from engine.store import db
 
 
 def layer_files(root: Path) -> list[Path]:

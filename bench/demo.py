@@ -20,9 +20,9 @@ from typing import Any
 from bench import perf, perf_index
 from bench.common import OUT, bench_settings, machine, markdown_table, percentiles, wait_for_quiet
 from bench.personal import DEMO_TODAY
-from engine import db
 from engine.resources import demo_dir
 from engine.search import Searcher
+from engine.store import db
 
 QUERIES = ("standup time", "Jonas birthday", "insulin pen", "board game night", "budget")
 

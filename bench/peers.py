@@ -17,8 +17,8 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
-from engine import db
 from engine.search import fts
+from engine.store import db
 
 FloatArray = npt.NDArray[np.float32]
 RRF_K = 60.0

@@ -32,9 +32,9 @@ import numpy as np
 from bench import peers, perf_index
 from bench.common import OUT, bench_settings, machine, markdown_table, percentiles, wait_for_quiet
 from bench.perf_data import NOW
-from engine import db
 from engine.embedders import Embedder, create_embedder
 from engine.search import Searcher
+from engine.store import db
 
 K = 50  # candidates per retriever: limit 10 × over-fetch 5, as the engine does
 LIMIT = 10

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench import perf_data
 from bench.common import OUT, bench_settings, digest
-from engine import db
+from engine.store import db
 
 
 @dataclass

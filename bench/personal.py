@@ -33,12 +33,12 @@ from bench.common import (
     evaluate,
     markdown_table,
 )
-from engine import db
-from engine.indexer import reindex
+from engine.index.indexer import reindex
 from engine.people import slugify
 from engine.resources import demo_dir
 from engine.search import Searcher
 from engine.settings import Settings
+from engine.store import db
 
 CASES = REPO / "bench" / "personal_cases.json"
 BASELINE = REPO / "bench" / "personal_baseline.json"

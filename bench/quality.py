@@ -37,11 +37,11 @@ from bench.common import (
     markdown_table,
     mean,
 )
-from engine import db
 from engine.embedders import create_embedder
-from engine.indexer import reindex
+from engine.index.indexer import reindex
 from engine.search import Searcher
 from engine.settings import Settings
+from engine.store import db
 
 MEASURES = {"ndcg_cut.10", "recip_rank", "recall.10,50"}
 COLUMNS = [("nDCG@10", "ndcg_cut_10"), ("MRR@10", "recip_rank"), ("R@10", "recall_10"),

@@ -17,7 +17,8 @@ from PySide6.QtCore import QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 from desktop.instance import InstanceServer, send, socket_name
-from engine.cli import CliError, search_parser, settings_from
+from engine.cli.common import CliError, settings_from
+from engine.cli.search import search_parser
 
 _QUIET = ("This plugin does not support", "QFont::setPixelSize")
 

@@ -3,7 +3,7 @@
 The file is read, the changed dotted keys are set in their tables, and it is written back
 atomically; keys the dialog does not know (routes, search constants) are kept as they were.
 Comments are not kept (TOML writers do not round-trip them); the docs say so.
-Secrets never come here: the API key goes to the keyring (engine.apikeys).
+Secrets never come here: the API key goes to the keyring (engine.embedders.apikeys).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QTextBrowser
 
 from desktop import theme
 from desktop.formatting import absolute_date, highlight_terms, type_label
-from engine.neighbours import Neighbour
 from engine.records import SearchResult
+from engine.search.neighbours import Neighbour
 
 
 def preview_html(result: SearchResult, around: Sequence[Neighbour]) -> str:

@@ -50,7 +50,7 @@ def _wait(app: Any, done: Callable[[], bool], what: str, timeout: float = TIMEOU
 
 def _settings(args: Any) -> tuple[Any, Path | None]:
     """The configured settings, or demo settings on a fresh temp folder (and that folder)."""
-    from engine.cli import settings_from
+    from engine.cli.common import settings_from
     from engine.resources import demo_dir
     from engine.settings import load_settings
 

@@ -36,8 +36,8 @@ from desktop import theme
 from desktop.config_file import write_config
 from desktop.formatting import type_label
 from desktop.hotkey import to_display, to_pynput
-from engine import apikeys
-from engine.routes import DEFAULT_ROUTES
+from engine.embedders import apikeys
+from engine.index.routes import DEFAULT_ROUTES
 from engine.settings import Settings, default_config_path
 
 OPENAI_URL = "https://api.openai.com/v1"

@@ -25,15 +25,14 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
-from engine import facets
-from engine.neighbours import Neighbour, neighbours
+from engine.index.status import collect_status
+from engine.index.watcher import Watcher
+from engine.index.writer import BatchResult, Writer
 from engine.people import load_people
 from engine.records import IndexStats, Person
-from engine.search import Searcher, SearchResponse
+from engine.search import Searcher, SearchResponse, facets
+from engine.search.neighbours import Neighbour, neighbours
 from engine.settings import Settings
-from engine.status import collect_status
-from engine.watcher import Watcher
-from engine.writer import BatchResult, Writer
 
 T = TypeVar("T")
 READERS = 2

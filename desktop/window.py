@@ -35,8 +35,8 @@ from desktop.opener import Opener
 from desktop.preview import Preview
 from desktop.results import ResultDelegate, ResultModel
 from desktop.tasks import SearchAnswer, SearchRequest, Tasks, WorkState
-from engine.neighbours import Neighbour
 from engine.records import SearchResult
+from engine.search.neighbours import Neighbour
 
 DEBOUNCE_MS = 120
 SIZE = QSize(920, 700)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from engine.indexer import Reporter
-from engine.indexer import reindex as _reindex
+from engine.index.indexer import Reporter
+from engine.index.indexer import reindex as _reindex
 from engine.records import Chunk, IndexStats, Person, SearchResult
 from engine.search import SearchResponse, cached_searcher
 from engine.settings import Settings, load_settings

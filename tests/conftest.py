@@ -12,10 +12,10 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from engine import db  # noqa: E402
-from engine.indexer import reindex  # noqa: E402
+from engine.index.indexer import reindex  # noqa: E402
 from engine.resources import demo_dir  # noqa: E402
 from engine.settings import Settings, load_settings  # noqa: E402
+from engine.store import db  # noqa: E402
 
 DEMO_TODAY = "2026-06-30T12:00:00"
 EMPTY_ENV: dict[str, str] = {}

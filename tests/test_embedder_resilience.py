@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import db
 from engine.cli import run
-from engine.indexer import reindex
+from engine.index.indexer import reindex
 from engine.search import Searcher
 from engine.settings import Settings
+from engine.store import db
 from tests.conftest import assert_consistent
 from tests.fake_openai import FakeOpenAI
 

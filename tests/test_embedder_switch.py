@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import db, vectors
 from engine.cli import run
 from engine.embedders import Embedder, Vectors, create_embedder
-from engine.indexer import reindex
+from engine.index.indexer import reindex
 from engine.search import Searcher
 from engine.settings import Settings
+from engine.store import db, vectors
 from tests.conftest import assert_consistent
 from tests.fake_openai import FakeOpenAI
 from tests.test_embedder_resilience import write_notes

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from engine.extractors import REGISTRY, ExtractError, load_all
-from engine.indexer import make_chunks
-from engine.routes import Found
+from engine.index.indexer import make_chunks
+from engine.index.routes import Found
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SUPPORT_FILES = {"users.json", "channels.json"}  # read by an extractor, not routed themselves

@@ -6,9 +6,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from engine import db
-from engine.indexer import reindex
+from engine.index.indexer import reindex
 from engine.settings import Settings
+from engine.store import db
 from tests.conftest import assert_consistent
 
 BASE_TS = 1_780_000_000

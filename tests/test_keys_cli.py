@@ -10,7 +10,7 @@ import keyring
 import pytest
 from keyring.backends import fail
 
-from engine import keys_cli
+from engine.cli import keys as keys_cli
 from engine.cli import run
 from tests.memory_keyring import installed
 

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from engine import db, runlog
 from engine.cli import run
-from engine.indexer import reindex, writer_lock
-from engine.maintenance import check_index, dead_slots
+from engine.index import runlog
+from engine.index.indexer import reindex, writer_lock
+from engine.index.maintenance import check_index, dead_slots
+from engine.index.status import collect_status
 from engine.settings import Settings
-from engine.status import collect_status
+from engine.store import db
 from tests.conftest import assert_consistent
 from tests.test_crash import build_layer
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import db, vectors
 from engine.cli import run
 from engine.embedders.hashing import HashingEmbedder
-from engine.indexer import reindex
-from engine.maintenance import maintain
+from engine.index.indexer import reindex
+from engine.index.maintenance import maintain
 from engine.settings import Settings
+from engine.store import db, vectors
 from tests.conftest import assert_consistent, make_settings
 from tests.test_crash import build_layer, kill_after
 
@@ -28,7 +28,7 @@ DIM = 384
 CHILD = """
 import sys, time
 from pathlib import Path
-import engine.maintenance as m
+import engine.index.maintenance as m
 from tests.conftest import make_settings
 
 stage, count = sys.argv[3], int(sys.argv[4])

@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import apikeys
-from engine.embedders import EmbedderError
+from engine.embedders import EmbedderError, apikeys
 from engine.embedders.openai_embedder import Limits, OpenAIEmbedder, plan_batches, truncate_utf8
 from tests.fake_openai import FakeOpenAI
 from tests.memory_keyring import installed

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import db
 from engine.settings import Settings
+from engine.store import db
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:

@@ -7,10 +7,10 @@ depend on timing, so it is what the test pins.
 
 from __future__ import annotations
 
-from engine import db
 from engine.search import Searcher, fts
 from engine.search.filters import Filters, chunk_filter_sql
 from engine.settings import Settings
+from engine.store import db
 
 
 def plan(conn: object, sql: str, params: tuple[object, ...]) -> str:

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import db
 from engine.embedders import create_embedder
-from engine.indexer import reindex
+from engine.index.indexer import reindex
 from engine.search import Searcher
 from engine.search.filters import Filters
 from engine.search.vector_cache import VectorCache, drop_shared, shared_cache
 from engine.settings import Settings
+from engine.store import db
 
 QUERIES = ("when is the standup", "espresso appliance at work is broken", "ferry with bikes",
            "blood sugar after dinner", "pricing model for the contract", "invoice overdue")

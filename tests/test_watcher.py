@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from engine import db
-from engine import watcher as watcher_module
+from engine.index import watcher as watcher_module
+from engine.index.watcher import Watcher
+from engine.index.writer import BatchResult
 from engine.settings import Settings
-from engine.watcher import Watcher
-from engine.writer import BatchResult
+from engine.store import db
 from tests.conftest import assert_consistent
 
 DEADLINE = 20.0

@@ -10,14 +10,14 @@ from pathlib import Path
 import filelock
 import pytest
 
-from engine import db
 from engine.embedders import Vectors
 from engine.embedders.hashing import HashingEmbedder
-from engine.indexer import writer_lock
-from engine.maintenance import MaintenanceBusy, maintain
+from engine.index.indexer import writer_lock
+from engine.index.maintenance import MaintenanceBusy, maintain
+from engine.index.writer import Writer
 from engine.search import Searcher
 from engine.settings import Settings
-from engine.writer import Writer
+from engine.store import db
 from tests.conftest import assert_consistent
 
 SECTIONS = 12

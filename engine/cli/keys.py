@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from engine import apikeys
-from engine.cli import EXIT_OK, EXIT_UNUSABLE, CliError, _Parser, register_command
+from engine.cli.common import EXIT_OK, EXIT_UNUSABLE, CliError, Parser
+from engine.embedders import apikeys
 
 NO_KEYRING_HINT = ("; set the OPENAI_API_KEY environment variable instead "
                    "(Memex never writes the key to a file)")
@@ -71,7 +71,7 @@ def key_delete(out: TextIO) -> int:
 
 
 def cmd_key(argv: Sequence[str], out: TextIO) -> int:
-    p = _Parser(prog="memex key", description="Manage the OpenAI API key (system keyring).")
+    p = Parser(prog="memex key", description="Manage the OpenAI API key (system keyring).")
     p.add_argument("action", choices=("set", "status", "delete"))
     p.add_argument("--stdin", action="store_true",
                    help="read the key from standard input (for scripts) instead of a prompt")
@@ -81,6 +81,3 @@ def cmd_key(argv: Sequence[str], out: TextIO) -> int:
     if args.action == "status":
         return key_status(out)
     return key_delete(out)
-
-
-register_command("key", cmd_key)

@@ -13,18 +13,17 @@ from typing import Any, TextIO
 
 import apsw
 
-from engine import db
-from engine.cli import (
-    EXIT_NO_INDEX,
+from engine.cli.common import (
     EXIT_OK,
     EXIT_UNUSABLE,
     CliError,
-    _common,
-    _Parser,
-    register_command,
+    Parser,
+    add_common,
+    require_index,
     settings_from,
 )
-from engine.maintenance import BackupError, MaintenanceBusy, backup, check_index, maintain
+from engine.index.maintenance import BackupError, MaintenanceBusy, backup, check_index, maintain
+from engine.store import db
 
 
 def _mb(n: int) -> str:
@@ -57,17 +56,16 @@ def print_check(c: dict[str, Any], out: TextIO) -> None:
 
 
 def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
-    p = _Parser(prog="memex maintenance",
+    p = Parser(prog="memex maintenance",
                 description="Rebuild the vector index and VACUUM; or check / repair the index.")
-    _common(p)
+    add_common(p)
     p.add_argument("--no-vacuum", action="store_true", help="rebuild vectors only")
     p.add_argument("--check", action="store_true", help="integrity and row-count checks only")
     p.add_argument("--repair", action="store_true", help="rebuild FTS and vectors from chunks")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     settings = settings_from(args)
-    if not settings.db_path.exists():
-        raise CliError(f"no index at {settings.db_path}; run 'memex reindex' first", EXIT_NO_INDEX)
+    require_index(settings)
     try:
         if args.check and not args.repair:
             # Needs no writer lock: runs beside a watcher (SQLite's lock only while checking).
@@ -95,15 +93,14 @@ def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
 
 
 def cmd_backup(argv: Sequence[str], out: TextIO) -> int:
-    p = _Parser(prog="memex backup",
+    p = Parser(prog="memex backup",
                 description="Write a consistent copy of the index (safe while indexing).")
-    _common(p)
+    add_common(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     args = p.parse_args(argv)
     settings = settings_from(args)
-    if not settings.db_path.exists():
-        raise CliError(f"no index at {settings.db_path}; run 'memex reindex' first", EXIT_NO_INDEX)
+    require_index(settings)
     try:
         result = backup(settings, Path(args.file), force=args.force)
     except BackupError as exc:
@@ -112,7 +109,3 @@ def cmd_backup(argv: Sequence[str], out: TextIO) -> int:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
     out.write(f"backup     {result['path']} ({_mb(result['bytes'])}, {result['seconds']:.1f}s)\n")
     return EXIT_OK
-
-
-register_command("maintenance", cmd_maintenance)
-register_command("backup", cmd_backup)

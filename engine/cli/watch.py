@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any, TextIO
 
-from engine.cli import EXIT_OK, CliError, _common, _Parser, register_command, settings_from
-from engine.watcher import Watcher
-from engine.writer import BatchResult, FileChange
+from engine.cli.common import EXIT_OK, NO_ROOT, CliError, Parser, add_common, settings_from
+from engine.index.watcher import Watcher
+from engine.index.writer import BatchResult, FileChange
 
 
 class WatchLog:
@@ -72,8 +72,8 @@ def _install_stop_handlers(stop: threading.Event) -> dict[signal.Signals, _Handl
 
 
 def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
-    p = _Parser(prog="memex watch", description="Watch the roots and keep the index fresh.")
-    _common(p)
+    p = Parser(prog="memex watch", description="Watch the roots and keep the index fresh.")
+    add_common(p)
     p.add_argument("--polling", action="store_true", help="poll instead of inotify/FSEvents")
     p.add_argument("--debounce", type=float, metavar="SECONDS", help="quiet period per file")
     args = p.parse_args(argv)
@@ -83,8 +83,7 @@ def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
     if args.debounce is not None:
         settings = settings.with_values(watch__debounce_seconds=args.debounce)
     if not settings.roots:
-        raise CliError("no data root configured: pass --root DIR, set MEMEX_ROOT or 'roots' "
-                       "in the config file")
+        raise CliError(NO_ROOT)
     log = WatchLog(out)
     watcher = Watcher(settings, on_indexed=log.indexed, on_error=log.error,
                       on_notice=log.notice)
@@ -107,6 +106,3 @@ def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
             signal.signal(sig, handler)
     log.line("stopped")
     return EXIT_OK
-
-
-register_command("watch", cmd_watch)

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.apikeys import get_api_key, is_local_url
 from engine.embedders import EmbedderError, Vectors, register
+from engine.embedders.apikeys import get_api_key, is_local_url
 from engine.settings import Settings
 
 OPENAI_URL = "https://api.openai.com/v1"

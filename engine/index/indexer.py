@@ -19,13 +19,14 @@ import apsw
 import numpy as np
 from filelock import FileLock
 
-from engine import db, runlog, vectors
 from engine.embedders import Embedder, EmbedderError, create_embedder
 from engine.extractors import ExtractError, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
+from engine.index import runlog
+from engine.index.routes import Found, classify, discover
 from engine.records import Chunk, ChunkId, IndexStats
-from engine.routes import Found, classify, discover
 from engine.settings import Settings
+from engine.store import db, vectors
 
 EMBED_SUB_BATCH = 256  # chunks embedded and written per step: bounds memory on huge files
 

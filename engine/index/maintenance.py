@@ -21,9 +21,10 @@ from typing import Any
 import apsw
 import filelock
 
-from engine import db, runlog, vectors
-from engine.indexer import writer_lock
+from engine.index import runlog
+from engine.index.indexer import writer_lock
 from engine.settings import Settings
+from engine.store import db, vectors
 
 VEC_SLOT_BYTES = 4  # float32 per dimension
 

@@ -6,9 +6,10 @@ import json
 import os
 from typing import Any
 
-from engine import db, runlog, vectors
-from engine.maintenance import dead_slots
+from engine.index import runlog
+from engine.index.maintenance import dead_slots
 from engine.settings import Settings
+from engine.store import db, vectors
 
 
 def file_sizes(settings: Settings) -> dict[str, int]:

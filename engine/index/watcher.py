@@ -30,9 +30,9 @@ from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
 from engine.embedders import Embedder
-from engine.routes import classify
+from engine.index.routes import classify
+from engine.index.writer import BatchResult, Writer
 from engine.settings import Settings
-from engine.writer import BatchResult, Writer
 
 HINT_EVENTS = {"created", "modified", "moved", "deleted", "closed"}
 WATCH_LIMIT_ERRNOS = {errno.ENOSPC, errno.EMFILE}  # inotify watches / instances exhausted

@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 
 import apsw
 
-from engine import maintenance, runlog, vectors
 from engine.embedders import Embedder
-from engine.indexer import (
+from engine.index import maintenance, runlog
+from engine.index.indexer import (
     Indexer,
     NullReporter,
     Reporter,
@@ -32,9 +32,10 @@ from engine.indexer import (
     run_record,
     writer_lock,
 )
+from engine.index.routes import classify, discover
 from engine.records import IndexStats
-from engine.routes import classify, discover
 from engine.settings import Settings
+from engine.store import vectors
 
 T = TypeVar("T")
 

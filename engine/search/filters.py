@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from engine.db import day_number
 from engine.records import Person
+from engine.store.db import day_number
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from typing import Any
 import apsw
 import numpy as np
 
-from engine import db
 from engine.embedders import Embedder, Vectors
 from engine.people import PeopleMatcher, load_people, profile_text
 from engine.records import Person, SearchResult
@@ -23,6 +22,7 @@ from engine.search.query_embedder import QueryEmbedder
 from engine.search.snippets import make_snippet
 from engine.search.vector_cache import VectorCache, shared_cache
 from engine.settings import Settings
+from engine.store import db
 
 MODES = ("hybrid", "vector", "bm25")
 KNN_MAX = 4096

@@ -1,7 +1,7 @@
 """The query's vector, from the model that embedded the index, or a warning and None.
 
 Search reads the active vec0 table, so the query must be embedded by the active model:
-while a new embedder's table is built aside (see `engine.vectors`), that is the OLD one,
+while a new embedder's table is built aside (see `engine.store.vectors`), that is the OLD one,
 recreated from the settings the index recorded (`meta.embedder_config`); after the swap it
 is the new one. Whenever the query cannot be embedded (no model, no key, server down,
 another model), the caller falls back to BM25 and passes the warning on. After a failure
@@ -17,9 +17,9 @@ from typing import Any
 import apsw
 import numpy as np
 
-from engine import db, vectors
 from engine.embedders import Embedder, EmbedderError, Vectors, create_embedder
 from engine.settings import SETTINGS_BY_NAME, Settings
+from engine.store import db, vectors
 
 IDENTITY = ("embedder.name", "embedder.model", "embedder.dimensions", "embedder.model_path")
 COOLDOWN_SECONDS = 30.0

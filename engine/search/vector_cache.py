@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from engine import db
 from engine.records import Person
 from engine.search.filters import Filters, chunk_filter_sql
+from engine.store import db
 
 FloatArray = npt.NDArray[np.float32]
 SeqArray = npt.NDArray[np.int64]

@@ -210,3 +210,17 @@ def counts(conn: apsw.Connection) -> dict[str, int]:
     if table and table_exists(conn, table):
         result["vectors"] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     return result
+
+
+def known_files(path: Path) -> dict[str, tuple[float, int]]:
+    """mtime and size of every indexed file, or {} when there is no index yet."""
+    if not path.exists():
+        return {}
+    conn = connect(path, create=False)
+    try:
+        if not has_schema(conn):
+            return {}
+        return {r[0]: (r[1], r[2]) for r in conn.execute(
+            "SELECT source_file, mtime, size FROM index_state")}
+    finally:
+        conn.close()

@@ -21,8 +21,8 @@ from typing import Any
 import apsw
 import numpy as np
 
-from engine import db
 from engine.embedders import Embedder, Vectors
+from engine.store import db
 
 ACTIVE_KEYS = ("embedder", "embedder_name", "model_id", "dimension", "vec_table",
                "embedder_config")

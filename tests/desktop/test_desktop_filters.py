@@ -8,8 +8,8 @@ from desktop_helpers import type_query, wait_request
 from PySide6.QtCore import Qt
 
 from desktop.controller import MemexApp
-from engine import db, facets
-from engine.search import Searcher
+from engine.search import Searcher, facets
+from engine.store import db
 
 
 def test_person_query_shows_the_card_and_only_narrows_to_them(

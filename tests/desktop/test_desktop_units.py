@@ -16,9 +16,9 @@ from desktop.formatting import (
 )
 from desktop.hotkey import GlobalHotkey, to_display, to_pynput, unsupported_reason
 from desktop.opener import editor_argv, reveal_argv
-from engine import db
-from engine.neighbours import neighbours
+from engine.search.neighbours import neighbours
 from engine.settings import Settings
+from engine.store import db
 
 NOW = datetime(2026, 6, 30, 12)
 

@@ -11,10 +11,10 @@ from PySide6.QtGui import QGuiApplication
 
 from desktop.controller import MemexApp
 from desktop.tasks import SearchAnswer, SearchRequest
-from engine import db
 from engine.embedders import EmbedderError
-from engine.neighbours import neighbours
 from engine.search import Searcher
+from engine.search.neighbours import neighbours
+from engine.store import db
 
 
 def test_typing_searches_and_fills_the_list(qtbot: Any, memex: MemexApp,

@@ -1,0 +1,94 @@
+"""What every command shares: exit codes, the error that carries one, the parser, Settings.
+
+Exit codes: 0 success (also with no results), 2 usage error, 3 no index yet,
+4 index or embedder unusable. Errors are one sentence on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine.records import IndexStats
+from engine.settings import Settings, SettingsError, load_settings
+
+EXIT_OK, EXIT_USAGE, EXIT_NO_INDEX, EXIT_UNUSABLE = 0, 2, 3, 4
+EXIT_INTERRUPTED = 130
+NO_ROOT = ("no data root configured: pass --root DIR, set MEMEX_ROOT or 'roots' "
+           "in the config file")
+
+
+class CliError(Exception):
+    """An error with its exit code and a one-sentence message."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises a `CliError` (exit code 2) instead of exiting with usage."""
+
+    def error(self, message: str) -> Any:
+        raise CliError(f"{message} (see 'memex --help')", EXIT_USAGE)
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    """The options every command takes: `--root` (repeatable), `--db`, `--config`."""
+    parser.add_argument("--root", action="append", metavar="DIR", help="data root (repeatable)")
+    parser.add_argument("--db", metavar="FILE", help="index file")
+    parser.add_argument("--config", metavar="FILE", help="config file (TOML)")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings from the config file and environment, then the common options."""
+    overrides: dict[str, Any] = {}
+    if args.root:
+        overrides["roots"] = [str(Path(r).expanduser().resolve()) for r in args.root]
+    if args.db:
+        overrides["db"] = str(Path(args.db).expanduser().resolve())
+    try:
+        return load_settings(args.config, **overrides)
+    except SettingsError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+
+
+def require_index(settings: Settings) -> None:
+    """Exit 3 with a hint when there is no index file yet."""
+    if not settings.db_path.exists():
+        raise CliError(f"no index at {settings.db_path}; run 'memex reindex' first", EXIT_NO_INDEX)
+
+
+def print_stats(stats: IndexStats, out: TextIO) -> None:
+    out.write(f"indexed {stats.files} file(s): {stats.chunks} new chunk(s), "
+              f"{stats.unchanged_chunks} unchanged, {stats.deleted_chunks} deleted, "
+              f"{stats.embedded} embedded, {stats.skipped} file(s) unchanged, "
+              f"{len(stats.errors)} error(s) in {stats.seconds:.1f}s\n")
+    for path, message in stats.errors[:20]:
+        out.write(f"  error: {path}: {message}\n")
+
+
+class TerminalReporter:
+    """A tqdm progress bar on a terminal; silence elsewhere."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._bar: Any = None
+        self.enabled = stream.isatty()
+
+    def on_progress(self, done: int, total: int, path: str) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit="file", file=self._stream, leave=False)
+        self._bar.update(done - self._bar.n)
+
+    def on_error(self, path: str, message: str) -> None:
+        pass
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()

@@ -1,0 +1,97 @@
+"""`memex --search QUERY …`: one search, printed as text or as one JSON object."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from engine.cli.common import (
+    EXIT_NO_INDEX,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    add_common,
+    settings_from,
+)
+from engine.records import SearchResult
+from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
+from engine.store import db
+
+COMMAND_NAMES = "reindex, watch, maintenance, backup, discover, status, key, demo"
+
+
+def search_parser() -> argparse.ArgumentParser:
+    """The top-level parser: `--search` and its filters, `--toggle`, `--self-test`."""
+    p = Parser(prog="memex", description="Search one person's whole digital life, offline.",
+               epilog=f"commands: {COMMAND_NAMES}. 'memex COMMAND --help' for each. "
+                      "No arguments: the desktop app.")
+    add_common(p)
+    p.add_argument("--search", metavar="QUERY", help="search and print the results")
+    p.add_argument("--limit", type=int, default=None, metavar="N")
+    p.add_argument("--source", action="append", metavar="TYPE", help="source type (repeatable)")
+    p.add_argument("--since", metavar="DATE")
+    p.add_argument("--until", metavar="DATE")
+    p.add_argument("--person", action="append", metavar="NAME")
+    p.add_argument("--mode", choices=MODES, default="hybrid")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--explain", action="store_true", help="show each stage's effect")
+    p.add_argument("--toggle", action="store_true", help="show/hide the running app's window")
+    p.add_argument("--self-test", action="store_true", help="boot the window offscreen and check")
+    p.add_argument("--screenshot", metavar="FILE")
+    p.add_argument("--query", metavar="Q")
+    p.add_argument("--version", action="store_true")
+    return p
+
+
+def format_result(n: int, r: SearchResult, explain: bool) -> str:
+    date = (r.content_date or "")[:10]
+    head = f"{n:>2}. [{r.source_type}] {date}  {r.title}".rstrip()
+    lines = [head, "    " + " ".join(r.snippet.split())]
+    if r.location or r.source_file:
+        lines.append(f"    {r.source_file}" + (f" ({r.location})" if r.location else ""))
+    if explain and r.explain:
+        lines.append("    explain: " + ", ".join(f"{k}={v}" for k, v in r.explain.items()))
+    return "\n".join(lines)
+
+
+def print_response(response: SearchResponse, as_json: bool, explain: bool, out: TextIO) -> None:
+    if as_json:
+        payload = response.as_json()
+        if explain:
+            for item, r in zip(payload["results"], response.results, strict=True):
+                item["explain"] = r.explain
+        out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        return
+    for warning in response.warnings:
+        out.write(f"warning: {warning}\n")
+    if not response.results:
+        out.write(f"No results for '{response.query}'.\n")
+    for n, r in enumerate(response.results, start=1):
+        out.write(format_result(n, r, explain) + "\n\n")
+    out.write(f"{len(response.results)} hits · {response.took_ms:.0f} ms · {response.mode}\n")
+
+
+def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
+    settings = settings_from(args)
+    if args.limit is not None and args.limit < 1:
+        raise CliError("--limit must be at least 1")
+    try:
+        # One query: a vec0 scan is cheaper than loading every vector into memory.
+        searcher = Searcher(settings, vector_cache=False)
+    except NoIndexError as exc:
+        raise CliError(str(exc), EXIT_NO_INDEX) from None
+    except db.IndexError_ as exc:
+        raise CliError(str(exc), EXIT_UNUSABLE) from None
+    try:
+        response = searcher.search(args.search, args.limit, args.source, since=args.since,
+                                   until=args.until, people=args.person, mode=args.mode,
+                                   explain=args.explain)
+    except SearchError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    finally:
+        searcher.close()
+    print_response(response, args.json, args.explain, out)
+    return EXIT_OK

@@ -1,0 +1,61 @@
+"""`memex status`: counts per source type, sizes, embedder, bloat, the last run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, TextIO
+
+from engine.cli.common import EXIT_OK, Parser, add_common, require_index, settings_from
+from engine.index.status import collect_status
+
+
+def cmd_status(argv: Sequence[str], out: TextIO) -> int:
+    p = Parser(prog="memex status", description="Counts, sizes, embedder, last run.")
+    add_common(p)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    settings = settings_from(args)
+    require_index(settings)
+    status = collect_status(settings)
+    if args.json:
+        out.write(json.dumps(status, indent=2) + "\n")
+        return EXIT_OK
+    print_status(status, out)
+    return EXIT_OK
+
+
+def print_status(status: dict[str, Any], out: TextIO) -> None:
+    out.write(f"index      {status['db']} ({status['size_bytes'] / 1e6:.1f} MB)\n")
+    out.write(f"embedder   {status['embedder'] or 'none'}\n")
+    if status.get("reembed"):
+        r = status["reembed"]
+        out.write(f"re-embed   to {r['to']}: {r['done']}/{r['total']} chunks "
+                  "(search uses the old vectors until done; 'memex reindex' resumes)\n")
+    out.write(f"files      {status['files']} ({len(status['errors'])} with errors)\n")
+    out.write(f"chunks     {status['chunks']} (vectors {status['counts']['vectors']})\n")
+    for source_type, count in status["per_type"].items():
+        out.write(f"  {source_type:<16}{count:>8}\n")
+    slots = status["vector_slots"]
+    out.write(f"vec slots  {slots['live']} live, {slots['dead']} dead of {slots['allocated']} "
+              f"({slots['fraction']:.0%})\n")
+    if status["maintenance_suggested"]:
+        out.write("suggest    run 'memex maintenance' to rebuild the vector index and reclaim "
+                  "space\n")
+    if status["last_run"]:
+        out.write(f"last run   {describe_run(status['last_run'])}\n")
+
+
+def describe_run(run: dict[str, Any]) -> str:
+    """One line for the newest run-log record (or the older meta summary)."""
+    when = run.get("at", "")
+    if isinstance(when, float):
+        when = datetime.fromtimestamp(when).strftime("%Y-%m-%dT%H:%M:%S")
+    if run.get("kind") in ("maintenance", "check", "repair"):
+        detail = (f"{run.get('bytes_reclaimed', 0) / 1e6:.1f} MB reclaimed"
+                  if "bytes_reclaimed" in run else ("ok" if run.get("ok") else "problems found"))
+    else:
+        detail = (f"{run.get('files')} file(s), {run.get('chunks_new', run.get('chunks'))} new "
+                  f"chunk(s), {run.get('error_count', run.get('errors'))} error(s)")
+    return f"{run.get('kind', 'reindex')} {when}: {detail}, {run.get('seconds')}s"
