@@ -36,13 +36,13 @@ class MemexApp(QObject):
         self.settings = settings
         self.overrides = dict(overrides or {})
         self.env = os.environ if env is None else env
-        self.theme = theme.apply(app, settings["desktop.theme"])
+        self.theme = theme.apply(app, settings.desktop.theme)
         available = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
         self.tasks = Tasks(settings)
-        self.tray = Tray(available, settings["desktop.hotkey"])
-        self.opener = opener or SystemOpener(settings["desktop.editor_command"])
+        self.tray = Tray(available, settings.desktop.hotkey)
+        self.opener = opener or SystemOpener(settings.desktop.editor_command)
         self.window = SearchWindow(self.tasks, self.now, self.opener, menu=self.tray.menu,
-                                   tool=available, limit=settings["desktop.result_limit"])
+                                   tool=available, limit=settings.desktop.result_limit)
         self.hotkey = GlobalHotkey(lambda: self.tasks.post(self.window.toggle))
         self.hotkey_status = HotkeyStatus(False, "not started")
         self.last_status: dict[str, Any] | None = None
@@ -54,7 +54,7 @@ class MemexApp(QObject):
         if hotkey:
             self._start_hotkey()
         self.window.can_hide = available or self.hotkey_status.ok
-        if settings["desktop.watching"]:
+        if settings.desktop.watching:
             self.tasks.start_watching()
         self.tray.set_watching_available(self.tasks.watcher is not None)
         self.tasks.people(lambda people: self.window.filters.set_people([p.name for p in people]))
@@ -76,12 +76,12 @@ class MemexApp(QObject):
         self.app.styleHints().colorSchemeChanged.connect(lambda _scheme: self._retheme())
 
     def _retheme(self) -> None:
-        if self.settings["desktop.theme"] == "system":
+        if self.settings.desktop.theme == "system":
             self.theme = theme.apply(self.app, "system")
             self.window.update()
 
     def _start_hotkey(self) -> None:
-        spec = self.settings["desktop.hotkey"]
+        spec = self.settings.desktop.hotkey
         self.hotkey_status = self.hotkey.start(spec, self.env, QApplication.platformName())
         self.tray.set_hotkey(spec, "" if self.hotkey_status.ok else self.hotkey_status.message)
 
@@ -161,21 +161,21 @@ class MemexApp(QObject):
         self.settings = settings
         self.tasks.update_settings(settings)
         if "desktop.theme" in changes:
-            self.theme = theme.apply(self.app, settings["desktop.theme"])
+            self.theme = theme.apply(self.app, settings.desktop.theme)
         if "desktop.hotkey" in changes:
             self._start_hotkey()
-        self.window.limit = settings["desktop.result_limit"]
+        self.window.limit = settings.desktop.result_limit
         if "desktop.editor_command" in changes and isinstance(self.opener, SystemOpener):
-            self.opener.editor_command = settings["desktop.editor_command"]
+            self.opener.editor_command = settings.desktop.editor_command
         if "desktop.start_at_login" in changes:
             try:
-                autostart.set_start_at_login(settings["desktop.start_at_login"])
+                autostart.set_start_at_login(settings.desktop.start_at_login)
             except OSError as exc:
                 self.notify("Start at login", f"could not be changed: {exc}")
         if "desktop.watching" in changes:
-            (self.tasks.start_watching if settings["desktop.watching"]
+            (self.tasks.start_watching if settings.desktop.watching
              else self.tasks.stop_watching)()
-            self.tray.set_watching_available(settings["desktop.watching"])
+            self.tray.set_watching_available(settings.desktop.watching)
         if any(k in changes for k in REINDEX_AFTER):
             self.reindex_now()
 

@@ -49,9 +49,9 @@ EMBEDDER_KEYS = ("embedder.name", "embedder.model", "embedder.base_url", "embedd
 
 
 def embedder_choice(settings: Settings) -> str:
-    name = settings["embedder.name"]
+    name = settings.embedder.name
     if name == "openai":
-        return "openai" if settings["embedder.base_url"].rstrip("/") == OPENAI_URL else "compatible"
+        return "openai" if settings.embedder.base_url.rstrip("/") == OPENAI_URL else "compatible"
     return name if name in ("local", "sentence-transformers") else "local"
 
 
@@ -108,7 +108,7 @@ class SettingsDialog(QDialog):
         row.addWidget(remove)
         row.addStretch(1)
         self.types = QListWidget()
-        disabled = set(self.settings["desktop.disabled_types"])
+        disabled = set(self.settings.desktop.disabled_types)
         known = sorted({r.source_type for r in (*DEFAULT_ROUTES, *self.settings.routes)
                         if r.source_type})
         for source_type in known:
@@ -136,10 +136,10 @@ class SettingsDialog(QDialog):
             self.embedder.addItem(text, key)
         self.embedder.setCurrentIndex(self.embedder.findData(embedder_choice(s)))
         self.embedder.currentIndexChanged.connect(self._embedder_fields)
-        self.base_url = QLineEdit(s["embedder.base_url"])
-        self.model = QLineEdit(s["embedder.model"])
-        self.dimensions = QSpinBox(minimum=0, maximum=8192, value=s["embedder.dimensions"])
-        self.model_path = QLineEdit(s["embedder.model_path"])
+        self.base_url = QLineEdit(s.embedder.base_url)
+        self.model = QLineEdit(s.embedder.model)
+        self.dimensions = QSpinBox(minimum=0, maximum=8192, value=s.embedder.dimensions)
+        self.model_path = QLineEdit(s.embedder.model_path)
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._pick_model)
         path_row = QHBoxLayout()
@@ -169,16 +169,16 @@ class SettingsDialog(QDialog):
 
     def _app_tab(self, hotkey_message: str) -> QWidget:
         s = self.settings
-        self.hotkey = QKeySequenceEdit(QKeySequence(to_display(s["desktop.hotkey"])))
+        self.hotkey = QKeySequenceEdit(QKeySequence(to_display(s.desktop.hotkey)))
         self.hotkey.setMaximumSequenceLength(1)
         self.start_at_login = QCheckBox("Start Memex when I log in")
-        self.start_at_login.setChecked(s["desktop.start_at_login"])
+        self.start_at_login.setChecked(s.desktop.start_at_login)
         self.watching = QCheckBox("Watch the data folders and reindex changed files")
-        self.watching.setChecked(s["desktop.watching"])
+        self.watching.setChecked(s.desktop.watching)
         self.theme = QComboBox()
         self.theme.addItems(["system", "light", "dark"])
-        self.theme.setCurrentText(s["desktop.theme"])
-        self.editor = QLineEdit(s["desktop.editor_command"])
+        self.theme.setCurrentText(s.desktop.theme)
+        self.editor = QLineEdit(s.desktop.editor_command)
         self.editor.setPlaceholderText("e.g. code --goto {file}:{line}  (empty: system opener)")
         page = QWidget()
         form = QFormLayout(page)

@@ -200,7 +200,7 @@ class Tasks(QObject):
         counts = facets.type_counts(searcher.conn, request.query, matcher=searcher.matcher,
                                     since=request.since, until=request.until,
                                     people=request.people, prefix=request.prefix,
-                                    stop_words=self.settings["search.stop_words"])
+                                    stop_words=self.settings.search.stop_words)
         person = next((r.profile for r in response.results
                        if r.source_type == "profile" and r.profile), None)
         if person is None:  # the engine leaves it out under a type filter; the card stays

@@ -46,7 +46,7 @@ def load_people(settings: Settings) -> list[Person]:
     """People from every root's people file; a bad file is skipped (the indexer records it)."""
     people: dict[str, Person] = {}
     for root in settings.roots:
-        path = Path(root) / settings["people_file"]
+        path = Path(root) / settings.people_file
         try:
             for person in parse_people(path.read_bytes()):
                 people.setdefault(person.slug, person)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import platformdirs
 
@@ -102,6 +103,90 @@ SETTINGS: tuple[Setting, ...] = (
 SETTINGS_BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 
 
+# -- typed views: what each part of the engine reads, checked by mypy -------------------------
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The search pipeline's constants (`search.*`)."""
+
+    limit: int
+    overfetch: int
+    min_candidates: int
+    rrf_k: float
+    bm25_weight: float
+    vector_weight: float
+    exact_weight: float
+    decay_floor: float
+    default_half_life: float
+    half_lives: Mapping[str, float]
+    recency: bool
+    recency_weight: float
+    entity_injection: bool
+    diversity: bool
+    mmr_lambda: float
+    mmr_top: int
+    max_per_type: int
+    snippet_chars: int
+    stop_words: bool
+    vector_cache: bool
+
+
+@dataclass(frozen=True)
+class EmbedderSettings:
+    """Which embedder, and how it runs (`embedder.*`)."""
+
+    name: str
+    model: str
+    base_url: str
+    dimensions: int
+    model_path: str
+    batch_size: int
+    max_tokens: int
+    timeout_seconds: float
+    max_retries: int
+
+
+@dataclass(frozen=True)
+class WatchSettings:
+    """The file watcher (`watch.*`)."""
+
+    debounce_seconds: float
+    reconcile_seconds: float
+    polling: bool
+
+
+@dataclass(frozen=True)
+class MaintenanceSettings:
+    """When maintenance is suggested (`maintenance.*`)."""
+
+    bloat_threshold: float
+
+
+@dataclass(frozen=True)
+class DesktopSettings:
+    """The desktop app's user settings (`desktop.*`)."""
+
+    hotkey: str
+    editor_command: str
+    start_at_login: bool
+    watching: bool
+    disabled_types: tuple[str, ...]
+    theme: str
+    result_limit: int
+
+
+VIEWS: dict[str, type] = {"search": SearchSettings, "embedder": EmbedderSettings,
+                          "watch": WatchSettings, "maintenance": MaintenanceSettings,
+                          "desktop": DesktopSettings}
+View = TypeVar("View")
+
+
+def _view(cls: type[View], values: Mapping[str, Any], prefix: str) -> View:
+    """The `prefix.*` settings as a frozen dataclass (lists become tuples)."""
+    picked = {f.name: values[f"{prefix}.{f.name}"] for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in picked.items()})
+
+
 @dataclass(frozen=True)
 class Route:
     """A path pattern, relative to a root, mapped to a source type."""
@@ -123,8 +208,33 @@ class Settings:
     def __getitem__(self, name: str) -> Any:
         return self.values[name]
 
-    def get(self, name: str) -> Any:
-        return self.values[name]
+    @cached_property
+    def search(self) -> SearchSettings:
+        return _view(SearchSettings, self.values, "search")
+
+    @cached_property
+    def embedder(self) -> EmbedderSettings:
+        return _view(EmbedderSettings, self.values, "embedder")
+
+    @cached_property
+    def watch(self) -> WatchSettings:
+        return _view(WatchSettings, self.values, "watch")
+
+    @cached_property
+    def maintenance(self) -> MaintenanceSettings:
+        return _view(MaintenanceSettings, self.values, "maintenance")
+
+    @cached_property
+    def desktop(self) -> DesktopSettings:
+        return _view(DesktopSettings, self.values, "desktop")
+
+    @property
+    def people_file(self) -> str:
+        return str(self.values["people_file"])
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.values["max_file_bytes"])
 
     @property
     def roots(self) -> tuple[Path, ...]:

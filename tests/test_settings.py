@@ -14,12 +14,12 @@ def test_precedence_file_then_environment_then_overrides(tmp_path: Path) -> None
     config.write_text('roots = ["/a"]\ndb = "/file.db"\n[search]\nlimit = 7\nrrf_k = 30\n'
                       '[[routes]]\npattern = "x/*.jsonl"\nsource_type = "telegram"\n')
     s = load_settings(config, env={})
-    assert s["search.limit"] == 7 and s["search.rrf_k"] == 30.0
+    assert s.search.limit == 7 and s.search.rrf_k == 30.0
     assert s.routes[0].source_type == "telegram"
     s = load_settings(config, env={"MEMEX_DB": "/env.db", "MEMEX_ROOT": "/r1:/r2"})
     assert str(s.db_path) == "/env.db" and [str(r) for r in s.roots] == ["/r1", "/r2"]
     s = load_settings(config, env={"MEMEX_DB": "/env.db"}, db="/flag.db", search__limit=3)
-    assert str(s.db_path) == "/flag.db" and s["search.limit"] == 3
+    assert str(s.db_path) == "/flag.db" and s.search.limit == 3
 
 
 def test_unknown_keys_and_bad_types_are_clear_errors(tmp_path: Path) -> None:
@@ -48,3 +48,31 @@ def test_every_setting_is_documented() -> None:
     for setting in SETTINGS:
         assert setting.help.strip(), setting.name
         assert f"`{setting.name}`" in docs, f"{setting.name} missing from docs/configuration.md"
+
+
+def test_every_setting_is_a_field_of_one_typed_view() -> None:
+    """The typed views cover the declared table exactly, with matching types."""
+    import dataclasses
+    import typing
+
+    from engine import settings as module
+
+    top_level = {"roots", "db", "log_dir", "people_file", "max_file_bytes"}
+    covered = set(top_level)
+    for prefix, view in module.VIEWS.items():
+        hints = typing.get_type_hints(view)
+        for field in dataclasses.fields(view):
+            name = f"{prefix}.{field.name}"
+            declared = module.SETTINGS_BY_NAME[name].type
+            origin = typing.get_origin(hints[field.name]) or hints[field.name]
+            expected = {list: tuple, dict: typing.get_origin(typing.Mapping[str, float])}
+            assert origin in (declared, expected.get(declared)), (name, origin, declared)
+            covered.add(name)
+    assert covered == set(module.SETTINGS_BY_NAME)
+
+
+def test_views_read_the_values_and_follow_with_values() -> None:
+    s = load_settings(env={}, search__limit=4, desktop__disabled_types=["cgm"])
+    assert s.search.limit == 4 and s.desktop.disabled_types == ("cgm",)
+    changed = s.with_values(search__limit=9)
+    assert changed.search.limit == 9 and s.search.limit == 4

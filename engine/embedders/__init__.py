@@ -61,7 +61,7 @@ def _load_builtin() -> None:
 def create_embedder(settings: Settings) -> Embedder:
     """The embedder named in the settings; EmbedderError if it is unknown or unusable."""
     _load_builtin()
-    name = settings["embedder.name"]
+    name = settings.embedder.name
     factory = REGISTRY.get(name)
     if factory is None:
         raise EmbedderError(f"unknown embedder '{name}' (known: {', '.join(sorted(REGISTRY))})")

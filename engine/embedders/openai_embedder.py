@@ -210,12 +210,12 @@ def _describe(exc: Exception) -> str:
 
 @register("openai")
 def _create(settings: Settings) -> OpenAIEmbedder:
-    base_url = settings["embedder.base_url"]
+    base_url = settings.embedder.base_url
     key = get_api_key()
     if key is None and not is_local_url(base_url):
         raise EmbedderError("no OpenAI API key: set OPENAI_API_KEY or run 'memex key set'")
-    return OpenAIEmbedder(settings["embedder.model"], base_url=base_url,
+    return OpenAIEmbedder(settings.embedder.model, base_url=base_url,
                           api_key=None if key is None else key.value,
-                          dimensions=settings["embedder.dimensions"],
-                          timeout=settings["embedder.timeout_seconds"],
-                          max_retries=settings["embedder.max_retries"])
+                          dimensions=settings.embedder.dimensions,
+                          timeout=settings.embedder.timeout_seconds,
+                          max_retries=settings.embedder.max_retries)

@@ -109,9 +109,9 @@ _CACHE: dict[tuple[str, int, int], SentenceTransformerEmbedder] = {}
 
 @register("sentence-transformers")
 def _create(settings: Settings) -> SentenceTransformerEmbedder:
-    configured = settings["embedder.model_path"]
+    configured = settings.embedder.model_path
     path = Path(configured).expanduser() if configured else default_model_path()
-    key = (str(path), settings["embedder.max_tokens"], settings["embedder.batch_size"])
+    key = (str(path), settings.embedder.max_tokens, settings.embedder.batch_size)
     if key not in _CACHE:  # loading torch and a model costs seconds: once per process
         _CACHE[key] = SentenceTransformerEmbedder(
             path, model_id=model_id_for(path, not configured), max_tokens=key[1],

@@ -126,7 +126,7 @@ class Indexer:
             return
         self.run.files += 1
         try:
-            if found.size > self.settings["max_file_bytes"]:
+            if found.size > self.settings.max_file_bytes:
                 raise ExtractError(f"file is larger than {self.settings['max_file_bytes']} bytes")
             started = time.perf_counter()
             chunks, problems = make_chunks(found, found.path.read_bytes())

@@ -80,7 +80,7 @@ def effective_routes(settings: Settings) -> tuple[Route, ...]:
     """Config routes first (they win), then the defaults not disabled by the config."""
     user = settings.routes
     disabled_patterns = {r.pattern for r in user if not r.enabled}
-    disabled_types = set(settings["desktop.disabled_types"])
+    disabled_types = set(settings.desktop.disabled_types)
     routes = [r for r in user if r.enabled and r.source_type]
     routes += [r for r in DEFAULT_ROUTES if r.pattern not in disabled_patterns]
     return tuple(r for r in routes if r.source_type not in disabled_types)

@@ -56,7 +56,7 @@ def collect_status(settings: Settings) -> dict[str, Any]:
             "last_run": runlog.last_run(settings) or (json.loads(last_run) if last_run else None),
             "vector_slots": slots,
             "maintenance_suggested": max(slots["fraction"], free_pages / max(page_count, 1))
-            >= settings["maintenance.bloat_threshold"],
+            >= settings.maintenance.bloat_threshold,
             "schema_version": db.get_meta(conn, "schema_version"),
         }
     finally:

@@ -90,9 +90,9 @@ class Watcher:
         self._own_writer = writer is None
         self.writer = writer or Writer(settings, embedder=embedder,
                                        reporter=_Reporter(self._report_error))
-        self.polling = bool(settings["watch.polling"])
-        self._debounce = float(settings["watch.debounce_seconds"])
-        self._reconcile_every = float(settings["watch.reconcile_seconds"])
+        self.polling = bool(settings.watch.polling)
+        self._debounce = float(settings.watch.debounce_seconds)
+        self._reconcile_every = float(settings.watch.reconcile_seconds)
         self._max_wait = MAX_WAIT_DEBOUNCES * self._debounce
         # The index's own files (db, -wal, -shm, .lock), as given and with symlinks resolved.
         self._db_prefixes = (str(settings.db_path.absolute()), str(settings.db_path.resolve()))

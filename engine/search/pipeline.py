@@ -69,7 +69,7 @@ class Searcher:
         self._query_embedder = QueryEmbedder(settings, self.conn, embedder)
         self.matcher = PeopleMatcher(load_people(settings))
         self._lock = threading.Lock()
-        use_cache = settings["search.vector_cache"] if vector_cache is None else vector_cache
+        use_cache = settings.search.vector_cache if vector_cache is None else vector_cache
         self.vector_cache: VectorCache | None = shared_cache(path) if use_cache else None
 
     def close(self) -> None:
@@ -125,23 +125,23 @@ class Searcher:
         if mode not in MODES:
             raise SearchError(f"unknown mode '{mode}' (use one of: {', '.join(MODES)})")
         s = self.settings
-        limit = limit or s["search.limit"]
+        limit = limit or s.search.limit
         if limit < 1:
             raise SearchError("limit must be at least 1")
         filters = Filters(tuple(source_types or ()), _iso(since, "since"), _iso(until, "until"),
                           self._people(people or ()))
         warnings: list[str] = []
         query = query.replace("\x00", " ")[:2000]
-        terms = fts.query_terms(query, s["search.stop_words"])
+        terms = fts.query_terms(query, s.search.stop_words)
         # A floor on the pool, so the head of a short list is the head of a long one.
-        k = max(limit * s["search.overfetch"], s["search.min_candidates"])
+        k = max(limit * s.search.overfetch, s.search.min_candidates)
         # One read transaction: every statement of this search sees the same snapshot,
         # so a commit by the writer mid-search cannot mix two states of the index.
         with self._lock, db.read_snapshot(self.conn):
             lists: dict[str, list[int]] = {}
             if mode in ("hybrid", "bm25"):
                 lists["bm25"] = self.bm25(terms, k, filters, prefix)
-            if mode == "hybrid" and s["search.exact_weight"] > 0 and len(lists["bm25"]) > 0:
+            if mode == "hybrid" and s.search.exact_weight > 0 and len(lists["bm25"]) > 0:
                 # Chunks holding every query term are voted for once more, so vector noise
                 # cannot push an exact match out of the head.
                 lists["exact"] = self.bm25(terms, k, filters, prefix, require_all=True)
@@ -166,10 +166,10 @@ class Searcher:
 
     def _fuse(self, lists: dict[str, list[int]]) -> list[stages.Candidate]:
         s = self.settings
-        weights = {"bm25": s["search.bm25_weight"], "vector": s["search.vector_weight"],
-                   "exact": s["search.exact_weight"]}
+        weights = {"bm25": s.search.bm25_weight, "vector": s.search.vector_weight,
+                   "exact": s.search.exact_weight}
         fused = stages.rrf_fuse({n: [str(x) for x in v] for n, v in lists.items()},
-                                s["search.rrf_k"], weights)
+                                s.search.rrf_k, weights)
         out = [stages.Candidate(key, score, ranks=ranks, explain={"rrf": round(score, 6), **{
             f"{n}_rank": r + 1 for n, r in ranks.items()}}) for key, (score, ranks) in fused.items()]
         return sorted(out, key=lambda c: c.score, reverse=True)
@@ -177,19 +177,19 @@ class Searcher:
     def _rank(self, candidates: list[stages.Candidate], query: str, filters: Filters,
               now: datetime | None, limit: int) -> list[stages.Candidate]:
         s = self.settings
-        if s["search.recency"]:
+        if s.search.recency:
             clock = now or (datetime.fromisoformat(s.now) if s.now else datetime.now())
-            candidates = stages.apply_recency(candidates, clock, s["search.half_lives"],
-                                              s["search.default_half_life"], s["search.decay_floor"],
-                                              s["search.recency_weight"])
-        if s["search.entity_injection"] and not filters.source_types:
+            candidates = stages.apply_recency(candidates, clock, s.search.half_lives,
+                                              s.search.default_half_life, s.search.decay_floor,
+                                              s.search.recency_weight)
+        if s.search.entity_injection and not filters.source_types:
             person = self.matcher.find(query)
             profile = None if person is None else stages.Candidate(
                 f"profile:{person.slug}", 0.0, source_type="profile")
             candidates = stages.inject_entity(candidates, profile, head=limit)
-        if s["search.diversity"]:
-            candidates = stages.mmr_diversify(candidates, s["search.mmr_top"],
-                                              s["search.mmr_lambda"], s["search.max_per_type"])
+        if s.search.diversity:
+            candidates = stages.mmr_diversify(candidates, s.search.mmr_top,
+                                              s.search.mmr_lambda, s.search.max_per_type)
         return candidates
 
     def _rows(self, keys: list[str]) -> dict[int, dict[str, Any]]:
@@ -224,7 +224,7 @@ class Searcher:
                 continue
             row = rows[int(c.key)]
             snippet, matched = make_snippet(row["content"], marked.get(row["seq"]),
-                                            self.settings["search.snippet_chars"])
+                                            self.settings.search.snippet_chars)
             results.append(SearchResult(
                 id=row["id"], content=row["content"], source_file=row["source_file"],
                 source_type=row["source_type"], score=c.score, matched_terms=matched,
@@ -238,9 +238,9 @@ class Searcher:
         person = next(p for p in self.matcher.people if p.slug == slug)
         text = profile_text(person)
         return SearchResult(
-            id=c.key, content=text, source_file=str(self.settings["people_file"]),
+            id=c.key, content=text, source_file=str(self.settings.people_file),
             source_type="profile", score=c.score, title=person.name,
-            snippet=text[: self.settings["search.snippet_chars"]], profile=person.as_dict(),
+            snippet=text[: self.settings.search.snippet_chars], profile=person.as_dict(),
             explain=dict(c.explain) if explain else None)
 
     def _people(self, names: Sequence[str]) -> tuple[Person, ...]:

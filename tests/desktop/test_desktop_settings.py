@@ -136,8 +136,8 @@ def test_saved_settings_apply_without_a_restart(qtbot: Any, qapp: Any, tmp_path:
         dialog.hotkey.setKeySequence(QKeySequence("Ctrl+Alt+M"))
         dialog.editor.setText("code --goto {file}:{line}")
         assert dialog.save()
-        assert memex.settings["desktop.theme"] == "dark" and memex.theme.dark
-        assert memex.settings["desktop.hotkey"] == "<ctrl>+<alt>+m"
+        assert memex.settings.desktop.theme == "dark" and memex.theme.dark
+        assert memex.settings.desktop.hotkey == "<ctrl>+<alt>+m"
         assert memex.tray.search_action.text().endswith("Ctrl+Alt+M")
         assert memex.tasks.settings is memex.settings  # the searchers use the new settings
         assert memex.settings.roots == settings.roots  # the --root override is kept
