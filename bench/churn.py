@@ -22,8 +22,8 @@ from typing import Any
 
 from bench.common import bench_settings, machine
 from bench.perf_data import LayerWriter
-from engine.index.indexer import reindex
 from engine.index.maintenance import dead_slots, maintain
+from engine.index.runs import reindex
 from engine.index.status import collect_status
 from engine.settings import Settings
 from engine.store import db

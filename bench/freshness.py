@@ -28,7 +28,7 @@ from typing import Any
 
 from bench.common import REPO, bench_settings, machine
 from bench.perf_data import LayerWriter
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.search import Searcher
 from engine.settings import Settings
 

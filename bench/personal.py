@@ -33,7 +33,7 @@ from bench.common import (
     evaluate,
     markdown_table,
 )
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.people import slugify
 from engine.resources import demo_dir
 from engine.search import Searcher

@@ -38,7 +38,7 @@ from bench.common import (
     mean,
 )
 from engine.embedders import create_embedder
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.search import Searcher
 from engine.settings import Settings
 from engine.store import db

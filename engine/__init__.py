@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from engine.index.indexer import Reporter
-from engine.index.indexer import reindex as _reindex
+from engine.index.runs import reindex as _reindex
 from engine.records import Chunk, IndexStats, Person, SearchResult
 from engine.search import SearchResponse, cached_searcher
 from engine.settings import Settings, load_settings

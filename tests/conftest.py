@@ -12,7 +12,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from engine.index.indexer import reindex  # noqa: E402
+from engine.index.runs import reindex  # noqa: E402
 from engine.resources import demo_dir  # noqa: E402
 from engine.settings import Settings, load_settings  # noqa: E402
 from engine.store import db  # noqa: E402

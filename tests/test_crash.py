@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.settings import Settings
 from engine.store import db
 from tests.conftest import assert_consistent
 
 CHILD = """
 import sys
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from tests.conftest import make_settings
 
 class Loud:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import run
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.search import Searcher
 from engine.settings import Settings
 from engine.store import db

@@ -16,7 +16,7 @@ import pytest
 
 from engine.cli import run
 from engine.embedders import Embedder, Vectors, create_embedder
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.search import Searcher
 from engine.settings import Settings
 from engine.store import db, vectors

@@ -12,7 +12,7 @@ import pytest
 from engine.extractors import REGISTRY, ExtractError, Extraction, get_extractor, load_all
 from engine.extractors.chunking import Message, chunk_id, jsonl_drafts, numbered_messages
 from engine.extractors.mail import html_to_text, strip_quotes_and_signature
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.records import Draft
 from engine.settings import Settings
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.settings import Settings
 from engine.store import db
 from tests.conftest import assert_consistent

@@ -13,8 +13,8 @@ import pytest
 
 from engine.cli import run
 from engine.index import runlog
-from engine.index.indexer import reindex, writer_lock
 from engine.index.maintenance import check_index, dead_slots
+from engine.index.runs import reindex, writer_lock
 from engine.index.status import collect_status
 from engine.settings import Settings
 from engine.store import db

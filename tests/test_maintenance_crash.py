@@ -15,8 +15,8 @@ import pytest
 
 from engine.cli import run
 from engine.embedders.hashing import HashingEmbedder
-from engine.index.indexer import reindex
 from engine.index.maintenance import maintain
+from engine.index.runs import reindex
 from engine.settings import Settings
 from engine.store import db, vectors
 from tests.conftest import assert_consistent, make_settings

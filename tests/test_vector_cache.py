@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from engine.embedders import create_embedder
-from engine.index.indexer import reindex
+from engine.index.runs import reindex
 from engine.search import Searcher
 from engine.search.filters import Filters
 from engine.search.vector_cache import VectorCache, drop_shared, shared_cache

@@ -12,8 +12,8 @@ import pytest
 
 from engine.embedders import Vectors
 from engine.embedders.hashing import HashingEmbedder
-from engine.index.indexer import writer_lock
 from engine.index.maintenance import MaintenanceBusy, maintain
+from engine.index.runs import writer_lock
 from engine.index.writer import Writer
 from engine.search import Searcher
 from engine.settings import Settings

@@ -22,8 +22,8 @@ from engine.cli.common import (
     print_stats,
     settings_from,
 )
-from engine.index.indexer import reindex
 from engine.index.routes import discover
+from engine.index.runs import reindex
 from engine.resources import demo_dir
 from engine.settings import load_settings
 from engine.store import db

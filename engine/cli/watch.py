@@ -14,8 +14,9 @@ from types import FrameType
 from typing import Any, TextIO
 
 from engine.cli.common import EXIT_OK, NO_ROOT, CliError, Parser, add_common, settings_from
+from engine.index.indexer import Action, FileOutcome
 from engine.index.watcher import Watcher
-from engine.index.writer import BatchResult, FileChange
+from engine.index.writer import BatchResult
 
 
 class WatchLog:
@@ -46,11 +47,12 @@ class WatchLog:
         self.line(f"notice   {message}")
 
 
-def describe(change: FileChange) -> str:
-    if change.action == "indexed":
+def describe(change: FileOutcome) -> str:
+    if change.action is Action.INDEXED:
+        problems = f"; {change.message}" if change.message else ""
         return (f"indexed  {change.path} (+{change.new_chunks} new, -{change.deleted_chunks} "
-                f"deleted, {change.unchanged_chunks} unchanged)")
-    if change.action == "deleted":
+                f"deleted, {change.unchanged_chunks} unchanged){problems}")
+    if change.action is Action.DELETED:
         return f"deleted  {change.path} (-{change.deleted_chunks} chunks)"
     return f"error    {change.path}: {change.message}"
 

@@ -1,29 +1,28 @@
-"""Reindex: discover routed files, extract, diff chunks by content, embed what is new.
+"""The indexer: brings one file at a time in line with the disk, on one write connection.
 
-Change detection is two-level: a file whose mtime and size match `index_state` is skipped;
+Change detection is two-level: a file whose mtime and size match `index_state` is unchanged;
 otherwise its chunks are extracted and compared by their content-addressed ids, so only new
 chunks are embedded and chunks gone from the file are deleted. Each file is committed in its
-own transaction, so a kill at any moment loses at most the file in progress.
+own transaction, so a kill at any moment loses at most the file in progress. Every step
+returns a `FileOutcome`; which files to visit is `engine.index.runs`' business.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from enum import StrEnum
 from typing import Protocol
 
 import apsw
 import numpy as np
-from filelock import FileLock
 
-from engine.embedders import Embedder, EmbedderError, create_embedder
+from engine.embedders import Embedder, EmbedderError
 from engine.extractors import ExtractError, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
-from engine.index import runlog
-from engine.index.routes import Found, classify, discover
+from engine.index.routes import Found
 from engine.records import Chunk, ChunkId, IndexStats
 from engine.settings import Settings
 from engine.store import db, vectors
@@ -47,15 +46,29 @@ class NullReporter:
         pass
 
 
-def writer_lock(settings: Settings) -> FileLock:
-    """The one-writer lock beside the index file."""
-    path = settings.db_path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path) + ".lock")
+class Action(StrEnum):
+    """What indexing did to a file."""
+
+    INDEXED = "indexed"  # chunks added, kept or deleted to match the file
+    UNCHANGED = "unchanged"  # same mtime and size: not read
+    DELETED = "deleted"  # the file is gone: its chunks and state removed
+    ERROR = "error"  # the file could not be read or parsed: recorded, chunks kept
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """One file's outcome; `message` holds the error, or the problems of an indexed file."""
+
+    path: str
+    action: Action
+    new_chunks: int = 0
+    deleted_chunks: int = 0
+    unchanged_chunks: int = 0
+    message: str = ""
 
 
 @dataclass
-class _Run:
+class RunCounts:
     files: int = 0
     chunks: int = 0
     skipped: int = 0
@@ -73,12 +86,6 @@ class _Run:
     def count(self, reason: str, n: int) -> None:
         if n:
             self.reasons[reason] = self.reasons.get(reason, 0) + n
-
-
-def open_writer(settings: Settings) -> apsw.Connection:
-    conn = db.connect(settings.db_path)
-    db.migrate(conn)
-    return conn
 
 
 def make_chunks(found: Found, data: bytes) -> tuple[list[Chunk], list[str]]:
@@ -105,7 +112,8 @@ class Indexer:
     """One writer: owns the write connection and the embedder for a run."""
 
     def __init__(self, settings: Settings, conn: apsw.Connection,
-                 embedder: Embedder | None, reporter: Reporter | None = None) -> None:
+                 embedder: Embedder | None, reporter: Reporter | None = None, *,
+                 missing_reason: str = "missing_vector") -> None:
         self.settings = settings
         self.conn = conn
         self.embedder = embedder
@@ -113,37 +121,39 @@ class Indexer:
         self.vec_table = db.active_vec_table(conn) if embedder else None
         # A new embedder's table being built aside: new vectors go only there until the swap.
         self.build_table = vectors.pending_table(conn) if embedder else None
-        self.run = _Run()
-        self.missing_reason = "missing_vector"  # why embed_missing embeds: set by reindex
+        self.run = RunCounts()
+        self.missing_reason = missing_reason  # why embed_missing embeds, for the run log
 
-    def index_file(self, found: Found, *, force: bool = False) -> None:
+    def index_file(self, found: Found, *, force: bool = False) -> FileOutcome:
         """Bring one file's chunks in line with the disk, in one transaction."""
+        path = str(found.path)
         state = self.conn.execute(
-            "SELECT mtime, size, error FROM index_state WHERE source_file = ?",
-            (str(found.path),)).fetchone()
+            "SELECT mtime, size, error FROM index_state WHERE source_file = ?", (path,)).fetchone()
         if not force and state and state[0] == found.mtime and state[1] == found.size:
             self.run.skipped += 1
-            return
+            return FileOutcome(path, Action.UNCHANGED)
         self.run.files += 1
         try:
             if found.size > self.settings.max_file_bytes:
-                raise ExtractError(f"file is larger than {self.settings['max_file_bytes']} bytes")
+                raise ExtractError(f"file is larger than {self.settings.max_file_bytes} bytes")
             started = time.perf_counter()
             chunks, problems = make_chunks(found, found.path.read_bytes())
             self.run.add_time("extract", started)
         except (ExtractError, OSError, ValueError, UnicodeError, KeyError, TypeError) as exc:
-            self._record_failure(found, exc)
-            return
+            return self._record_failure(found, exc)
         error = "; ".join(problems[:20]) if problems else None
-        if problems:
-            self._report(str(found.path), f"{len(problems)} problem(s): {error}")
-        self._apply(found, chunks, error)
+        message = f"{len(problems)} problem(s): {error}" if problems else ""
+        if message:
+            self._report(path, message)
+        new, gone = self._apply(found, chunks, error)
+        return FileOutcome(path, Action.INDEXED, new, gone, len(chunks) - new, message)
 
-    def _record_failure(self, found: Found, exc: BaseException) -> None:
+    def _record_failure(self, found: Found, exc: BaseException) -> FileOutcome:
         message = str(exc) or type(exc).__name__
         self._report(str(found.path), message)
         with db.transaction(self.conn):
             self._write_state(found, message)
+        return FileOutcome(str(found.path), Action.ERROR, message=message)
 
     def _report(self, path: str, message: str) -> None:
         self.run.errors.append((path, message))
@@ -157,7 +167,8 @@ class Indexer:
             "indexed_at = excluded.indexed_at, error = excluded.error",
             (str(found.path), found.source_type, found.mtime, found.size, time.time(), error))
 
-    def _apply(self, found: Found, chunks: list[Chunk], error: str | None) -> None:
+    def _apply(self, found: Found, chunks: list[Chunk], error: str | None) -> tuple[int, int]:
+        """Write the file's new chunks and drop its vanished ones; (new, deleted) counts."""
         existing = dict(self.conn.execute(
             "SELECT id, seq FROM chunks WHERE source_file = ?", (str(found.path),)).fetchall())
         wanted = {c.id for c in chunks}
@@ -180,6 +191,7 @@ class Indexer:
         self.run.chunks += len(new)
         self.run.unchanged += len(chunks) - len(new)
         self.run.deleted += len(gone)
+        return len(new), len(gone)
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray | None:
         if self.embedder is None or not texts:
@@ -213,7 +225,7 @@ class Indexer:
             vectors.insert_vector(self.conn, table, seq, blob, chunk.source_type,
                                   chunk.content_date)
 
-    def delete_file(self, path: str) -> None:
+    def delete_file(self, path: str) -> FileOutcome:
         """Remove a file's chunks, FTS rows and vectors, and its state."""
         seqs = [r[0] for r in self.conn.execute(
             "SELECT seq FROM chunks WHERE source_file = ?", (path,))]
@@ -225,6 +237,7 @@ class Indexer:
         self.run.deleted += len(seqs)
         self.run.deleted_files += 1
         self.run.count("deleted.file_gone", len(seqs))
+        return FileOutcome(path, Action.DELETED, deleted_chunks=len(seqs))
 
     def embed_missing(self) -> None:
         """Give a vector to every chunk stored without one (embedder was down, or switched)."""
@@ -264,94 +277,3 @@ class Indexer:
                           unchanged_chunks=r.unchanged, deleted_chunks=r.deleted,
                           errors=tuple(r.errors), seconds=seconds, embedded=r.embedded,
                           deleted_files=r.deleted_files)
-
-
-def load_embedder(settings: Settings, conn: apsw.Connection,
-                  reporter: Reporter) -> Embedder | None:
-    """The configured embedder with its vec0 table active, or None (keyword-only indexing)."""
-    try:
-        embedder = create_embedder(settings)
-        vectors.ensure_vec_table(conn, embedder)
-    except EmbedderError as exc:
-        reporter.on_error("<embedder>", f"no embedder, indexing without vectors: {exc}")
-        return None
-    return embedder
-
-
-def _targets(settings: Settings, paths: Iterable[str | Path] | None) -> list[Found]:
-    if paths is None:
-        return list(discover(settings))
-    found = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found += [f for f in discover(settings) if path.resolve() in f.path.parents]
-        elif (item := classify(path, settings)) is not None:
-            found.append(item)
-    return found
-
-
-def run_record(run: _Run, stats: IndexStats, kind: str) -> dict[str, object]:
-    """The run-log line of one reindex: counts, reasons, per-stage timings and errors."""
-    return runlog.make_record(
-        kind, seconds=round(stats.seconds, 3), files=stats.files, skipped=stats.skipped,
-        deleted_files=stats.deleted_files, chunks_new=stats.chunks,
-        chunks_unchanged=stats.unchanged_chunks, chunks_deleted=stats.deleted_chunks,
-        embedded=stats.embedded, reasons=dict(sorted(run.reasons.items())),
-        timings={k: round(v, 3) for k, v in run.timings.items()},
-        errors=[{"file": f, "error": e} for f, e in stats.errors[:50]],
-        error_count=len(stats.errors))
-
-
-def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | None = None,
-            reporter: Reporter | None = None, full: bool = False,
-            embedder: Embedder | None = None, kind: str | None = None) -> IndexStats:
-    """Index what changed under the roots (or only `paths`); returns what was done.
-
-    Appends one line to the run log (`kind` defaults to reindex / reindex-full / reindex-paths).
-    """
-    from engine.settings import load_settings
-
-    settings = settings or load_settings()
-    reporter = reporter or NullReporter()
-    started = time.perf_counter()
-    with writer_lock(settings):
-        conn = open_writer(settings)
-        try:
-            embedder_before = db.get_meta(conn, "embedder")
-            if embedder is not None:
-                vectors.ensure_vec_table(conn, embedder)
-            else:
-                embedder = load_embedder(settings, conn, reporter)
-            indexer = Indexer(settings, conn, embedder, reporter)
-            if embedder_before and embedder_before != db.get_meta(conn, "embedder"):
-                indexer.missing_reason = "embedder_change"
-            discover_started = time.perf_counter()
-            targets = _targets(settings, paths)
-            indexer.run.add_time("discover", discover_started)
-            for done, found in enumerate(targets, start=1):
-                indexer.index_file(found, force=full)
-                reporter.on_progress(done, len(targets), str(found.path))
-            if paths is None:
-                on_disk = {str(f.path) for f in targets}
-                for (known,) in conn.execute("SELECT source_file FROM index_state").fetchall():
-                    if known not in on_disk:
-                        indexer.delete_file(known)
-            else:
-                for raw in paths:
-                    path = Path(raw).absolute()
-                    if not path.exists():
-                        indexer.delete_file(str(path.resolve() if path.parent.exists() else path))
-            indexer.embed_missing()
-            stats = indexer.stats(time.perf_counter() - started)
-            with db.transaction(conn):
-                db.set_meta(conn, "last_run", json.dumps(
-                    {"at": time.time(), "files": stats.files, "chunks": stats.chunks,
-                     "deleted": stats.deleted_chunks, "errors": len(stats.errors),
-                     "seconds": round(stats.seconds, 3)}))
-            default_kind = "reindex-paths" if paths is not None else (
-                "reindex-full" if full else "reindex")
-            runlog.append(settings, run_record(indexer.run, stats, kind or default_kind))
-            return stats
-        finally:
-            conn.close()

@@ -22,7 +22,7 @@ import apsw
 import filelock
 
 from engine.index import runlog
-from engine.index.indexer import writer_lock
+from engine.index.runs import writer_lock
 from engine.settings import Settings
 from engine.store import db, vectors
 

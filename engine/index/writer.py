@@ -1,59 +1,31 @@
 """The one writer: a single thread that owns the write connection and runs index jobs in order.
 
 Every change to the index made by a long-running front end (the watcher, the desktop app) goes
-through `Writer`: index some paths, reconcile (a normal `reindex`, which skips unchanged
-files), maintenance. Each job holds `writer_lock` so another process cannot write meanwhile,
-and each file is its own transaction, so readers on their own connections never block and
-never see half a file. Jobs return `concurrent.futures.Future`s; nothing here imports Qt.
+through `Writer`: index some paths, reconcile every root (both through
+`engine.index.runs.run_index`, the path `memex reindex` takes too), maintenance. Each job holds
+`writer_lock` so another process cannot write meanwhile, and each file is its own
+transaction, so readers on their own connections never block and never see half a file. Jobs return `concurrent.futures.Future`s; nothing here imports Qt.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 import apsw
 
 from engine.embedders import Embedder
-from engine.index import maintenance, runlog
-from engine.index.indexer import (
-    Indexer,
-    NullReporter,
-    Reporter,
-    load_embedder,
-    open_writer,
-    reindex,
-    run_record,
-    writer_lock,
-)
-from engine.index.routes import classify, discover
+from engine.index import maintenance
+from engine.index.indexer import FileOutcome, NullReporter, Reporter
+from engine.index.runs import open_writer, prepare_embedder, run_index, writer_lock
 from engine.records import IndexStats
 from engine.settings import Settings
-from engine.store import vectors
 
 T = TypeVar("T")
-
-
-class WriterStopped(Exception):
-    """Raised inside a job to abandon it between two files when the writer stops."""
-
-
-@dataclass(frozen=True)
-class FileChange:
-    """What a watcher batch did to one file."""
-
-    path: str
-    action: str  # "indexed" | "deleted" | "error"
-    new_chunks: int = 0
-    deleted_chunks: int = 0
-    unchanged_chunks: int = 0
-    message: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,23 +34,7 @@ class BatchResult:
 
     kind: str  # "paths" | "reconcile" | "reindex-full"
     stats: IndexStats
-    changes: tuple[FileChange, ...] = field(default=())
-
-
-class _StoppableReporter:
-    """Passes progress on, and abandons the job between files once the writer stops."""
-
-    def __init__(self, inner: Reporter, stopping: threading.Event) -> None:
-        self.inner = inner
-        self.stopping = stopping
-
-    def on_progress(self, done: int, total: int, path: str) -> None:
-        if self.stopping.is_set():
-            raise WriterStopped
-        self.inner.on_progress(done, total, path)
-
-    def on_error(self, path: str, message: str) -> None:
-        self.inner.on_error(path, message)
+    changes: tuple[FileOutcome, ...] = field(default=())  # files read or deleted
 
 
 class Writer:
@@ -109,11 +65,11 @@ class Writer:
     def index_paths(self, paths: Iterable[str]) -> Future[BatchResult]:
         """Index, reindex or delete these files (or folders), each in its own transaction."""
         batch = sorted(set(paths))
-        return self.submit(lambda: self._index_paths(batch))
+        return self.submit(lambda: self._run("paths", batch))
 
     def reconcile(self, *, full: bool = False) -> Future[BatchResult]:
         """A normal reindex of every root: unchanged files are skipped by mtime/size."""
-        return self.submit(lambda: self._reconcile(full))
+        return self.submit(lambda: self._run("reindex-full" if full else "reconcile", full=full))
 
     def maintenance(self, *, vacuum: bool = True) -> Future[dict[str, Any]]:
         """Rebuild vectors and VACUUM, as the one writer."""
@@ -146,85 +102,26 @@ class Writer:
             self._conn = open_writer(self.settings)
         return self._conn
 
-    def _active_embedder(self, conn: apsw.Connection) -> Embedder | None:
-        if not self._embedder_tried:
-            self._embedder_tried = True
-            self._embedder = load_embedder(self.settings, conn, self.reporter)
-        elif self._embedder is not None:
-            vectors.ensure_vec_table(conn, self._embedder)  # another process may have switched
-        return self._embedder
-
-    def _index_paths(self, paths: Sequence[str]) -> BatchResult:
+    def _run(self, kind: str, paths: Sequence[str] | None = None,
+             full: bool = False) -> BatchResult:
+        """One `run_index` on the writer's connection, under the writer lock; a stop
+        requested meanwhile ends it between two files."""
         started = time.perf_counter()
         with writer_lock(self.settings):
             conn = self._connection()
-            indexer = Indexer(self.settings, conn, self._active_embedder(conn), self.reporter)
-            changes: list[FileChange] = []
-            for raw in paths:
-                if self._stopping.is_set():
-                    break
-                changes += self._apply_path(indexer, conn, Path(raw))
-            if not self._stopping.is_set():
-                indexer.embed_missing()
-            stats = indexer.stats(time.perf_counter() - started)
-        if changes or stats.errors:
-            runlog.append(self.settings, run_record(indexer.run, stats, "watch"))
-        return BatchResult("paths", stats, tuple(changes))
-
-    def _apply_path(self, indexer: Indexer, conn: apsw.Connection, path: Path) -> list[FileChange]:
-        if path.is_dir():
-            return [c for f in discover(self.settings) if path in f.path.parents
-                    for c in _index_one(indexer, f.path, self.settings)]
-        if path.exists():
-            return _index_one(indexer, path, self.settings)
-        return [_delete_one(indexer, known) for known in _known_under(conn, path)]
-
-    def _reconcile(self, full: bool) -> BatchResult:
-        reporter = _StoppableReporter(self.reporter, self._stopping)
-        kind = "reindex-full" if full else "reconcile"
-        with writer_lock(self.settings):  # load the model once, not on every scan
-            embedder = self._active_embedder(self._connection())
-        try:
-            stats = reindex(settings=self.settings, reporter=reporter, full=full,
-                            embedder=embedder, kind=kind)
-        except WriterStopped:
-            stats = IndexStats()
-        return BatchResult(kind, stats)
+            self._embedder, reason = prepare_embedder(
+                conn, self.settings, self.reporter, self._embedder,
+                load=not self._embedder_tried)
+            self._embedder_tried = True
+            result = run_index(conn, self.settings, self._embedder, self.reporter, paths=paths,
+                               full=full, kind="watch" if paths is not None else kind,
+                               missing_reason=reason, should_stop=self._stopping.is_set,
+                               started=started)
+        return BatchResult(kind, result.stats, result.changes)
 
     def _maintenance(self, vacuum: bool) -> dict[str, Any]:
         with writer_lock(self.settings):
             return maintenance.maintain_locked(self._connection(), self.settings, vacuum=vacuum)
 
 
-def _index_one(indexer: Indexer, path: Path, settings: Settings) -> list[FileChange]:
-    found = classify(path, settings)
-    if found is None or found.size < 0:
-        return []
-    run = indexer.run
-    before = (run.files, run.chunks, run.deleted, run.unchanged, len(run.errors))
-    indexer.index_file(found)
-    if run.files == before[0]:
-        return []  # unchanged by mtime/size: an event without a change
-    if len(run.errors) > before[4]:
-        return [FileChange(str(found.path), "error", message=run.errors[-1][1])]
-    return [FileChange(str(found.path), "indexed", run.chunks - before[1],
-                       run.deleted - before[2], run.unchanged - before[3])]
-
-
-def _delete_one(indexer: Indexer, known: str) -> FileChange:
-    before = indexer.run.deleted
-    indexer.delete_file(known)
-    return FileChange(known, "deleted", deleted_chunks=indexer.run.deleted - before)
-
-
-def _known_under(conn: apsw.Connection, path: Path) -> list[str]:
-    """Indexed files at `path`, or under it if it was a folder (renamed or deleted)."""
-    target = str(path.resolve() if path.parent.exists() else path.absolute())
-    prefix = target.rstrip(os.sep) + os.sep
-    rows = conn.execute(
-        "SELECT source_file FROM index_state WHERE source_file = ? "
-        "OR substr(source_file, 1, ?) = ?", (target, len(prefix), prefix)).fetchall()
-    return [r[0] for r in rows]
-
-
-__all__ = ["BatchResult", "FileChange", "Writer", "WriterStopped"]
+__all__ = ["BatchResult", "Writer"]
