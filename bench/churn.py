@@ -66,11 +66,11 @@ def snapshot(settings: Settings) -> dict[str, Any]:
         slots = dead_slots(conn)
     finally:
         conn.close()
-    return {"size_bytes": status["size_bytes"], "chunks": status["chunks"],
-            "dead_slots": slots["dead"], "allocated_slots": slots["allocated"],
-            "dead_fraction": slots["fraction"], "free_page_fraction":
-            status["free_page_fraction"], "maintenance_suggested":
-            status["maintenance_suggested"]}
+    return {"size_bytes": status.size_bytes, "chunks": status.chunks,
+            "dead_slots": slots.dead, "allocated_slots": slots.allocated,
+            "dead_fraction": slots.fraction, "free_page_fraction":
+            status.free_page_fraction, "maintenance_suggested":
+            status.maintenance_suggested}
 
 
 def run(chunks: int, rounds: int, embedder: str, work: Path) -> dict[str, Any]:
@@ -94,13 +94,14 @@ def run(chunks: int, rounds: int, embedder: str, work: Path) -> dict[str, Any]:
                                  "deleted_chunks": stats.deleted_chunks})
         shutil.rmtree(other)
     result["before_maintenance"] = snapshot(settings)
-    m = maintain(settings)["maintenance"]
-    result["maintenance"] = {"size_before": m["size_before"]["total"],
-                             "size_after": m["size_after"]["total"],
-                             "bytes_reclaimed": m["bytes_reclaimed"],
+    m = maintain(settings).maintenance
+    assert m is not None  # the index has a schema: maintenance ran
+    result["maintenance"] = {"size_before": m.size_before.total,
+                             "size_after": m.size_after.total,
+                             "bytes_reclaimed": m.bytes_reclaimed,
                              "reclaimed_fraction": round(
-                                 m["bytes_reclaimed"] / m["size_before"]["total"], 3),
-                             "vectors_rebuilt": m["vectors_rebuilt"], "timings": m["timings"]}
+                                 m.bytes_reclaimed / m.size_before.total, 3),
+                             "vectors_rebuilt": m.vectors_rebuilt, "timings": dict(m.timings)}
     result["after_maintenance"] = snapshot(settings)
     return result
 

@@ -18,6 +18,7 @@ from desktop.settings_dialog import EMBEDDER_KEYS, SettingsDialog
 from desktop.tasks import Tasks
 from desktop.tray import Tray, maintenance_summary, reindex_summary, status_lines
 from desktop.window import SearchWindow
+from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.records import IndexStats
 from engine.settings import Settings, SettingsError, load_settings
 
@@ -45,7 +46,7 @@ class MemexApp(QObject):
                                    tool=available, limit=settings.desktop.result_limit)
         self.hotkey = GlobalHotkey(lambda: self.tasks.post(self.window.toggle))
         self.hotkey_status = HotkeyStatus(False, "not started")
-        self.last_status: dict[str, Any] | None = None
+        self.last_status: IndexStatus | None = None
         self.status_box: QMessageBox | None = None
         self.settings_dialog: SettingsDialog | None = None
         self._suggested = False
@@ -109,23 +110,23 @@ class MemexApp(QObject):
         self.tasks.maintenance(self._rebuilt,
                                on_error=lambda e: self.notify("Maintenance failed", str(e)))
 
-    def _rebuilt(self, result: dict[str, Any]) -> None:
+    def _rebuilt(self, result: MaintenanceResult) -> None:
         self._suggested = False
         self.notify("Vector index rebuilt", maintenance_summary(result))
         self.refresh_status()
 
-    def refresh_status(self, then: Callable[[dict[str, Any]], Any] | None = None) -> None:
-        def arrived(status: dict[str, Any]) -> None:
+    def refresh_status(self, then: Callable[[IndexStatus], Any] | None = None) -> None:
+        def arrived(status: IndexStatus) -> None:
             self._status_arrived(status)
             if then is not None:
                 then(status)
 
         self.tasks.status(arrived, on_error=lambda _e: None)
 
-    def _status_arrived(self, status: dict[str, Any]) -> None:
+    def _status_arrived(self, status: IndexStatus) -> None:
         self.last_status = status
         self.tray.set_status(status)
-        if status.get("maintenance_suggested") and not self._suggested:
+        if status.maintenance_suggested and not self._suggested:
             self._suggested = True
             self.notify("Maintenance suggested", "The index has grown sparse; choose "
                         "“Rebuild vector index + VACUUM” in the Memex menu to reclaim space.")
@@ -133,11 +134,11 @@ class MemexApp(QObject):
     def show_status(self) -> None:
         self.refresh_status(self._status_box)
 
-    def _status_box(self, status: dict[str, Any]) -> None:
+    def _status_box(self, status: IndexStatus) -> None:
         box = QMessageBox(QMessageBox.Icon.NoIcon, "Memex status", "\n".join(status_lines(status)),
                           QMessageBox.StandardButton.Close, self.window)
         box.setIconPixmap(theme.app_icon().pixmap(48, 48))
-        box.setDetailedText(f"Index: {status.get('db')}\nRoots: {', '.join(status['roots'])}")
+        box.setDetailedText(f"Index: {status.db}\nRoots: {', '.join(status.roots)}")
         self.status_box = box
         box.open()
 

@@ -2,8 +2,9 @@
 
 - Database writes go through the engine's one `Writer` (a single thread): reindex, watcher
   batches, maintenance. Jobs never overlap, and each file is its own transaction.
-- Reads run on a small pool; each pool thread owns its own `Searcher` (its own read
-  connection), rebuilt when the settings change.
+- Reads run on a small pool; each pool thread uses its own `Searcher` (its own read
+  connection) from the engine's one `Engine`, which also owns the writer, the vector cache
+  and the model; a new `Engine` replaces it when the settings change.
 - Results come back to the GUI thread one way only: the `_deliver` signal carries a callable
   that Qt runs on the thread that owns this object (queued across threads).
 - Searches and previews are "latest only": each request gets a sequence number and an answer
@@ -15,7 +16,6 @@ Widgets never create threads; they call the typed one-liners below with an `on_d
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -23,12 +23,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import apsw
 from PySide6.QtCore import QObject, Signal
 
+from engine.core import Engine, EngineClosed
+from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.index.status import collect_status
 from engine.index.watcher import Watcher
 from engine.index.writer import BatchResult, Writer
-from engine.people import load_people
 from engine.records import IndexStats, Person
 from engine.search import Searcher, SearchResponse, facets
 from engine.search.neighbours import Neighbour, neighbours
@@ -109,15 +111,11 @@ class Tasks(QObject):
         # Starting and stopping the watcher can take a moment (observers, joins): in order,
         # off the GUI thread.
         self._control = ThreadPoolExecutor(1, thread_name_prefix="memex-watch-control")
-        self._local = threading.local()
-        self._generation = 0
-        self._searchers: list[Searcher] = []
-        self._searchers_lock = threading.Lock()
         self._latest: dict[str, int] = {}
         self._jobs: list[str] = []
         self._progress = (0, 0)
         self._closed = False
-        self.writer = Writer(settings, reporter=_GuiReporter(self))
+        self.engine = Engine(settings, reporter=_GuiReporter(self))
         self.watcher: Watcher | None = None
         # Tests replace this to slow a search down or count calls.
         self.search_fn: Callable[[SearchRequest], SearchAnswer] = self.run_search
@@ -134,25 +132,22 @@ class Tasks(QObject):
 
     # -- reads (pool) ----------------------------------------------------------------------------
 
-    def searcher(self) -> Searcher:
-        """This pool thread's Searcher, rebuilt after a settings change."""
-        local = self._local
-        if getattr(local, "generation", None) != self._generation:
-            old = getattr(local, "searcher", None)
-            if old is not None:
-                self._forget(old)
-            local.searcher = Searcher(self.settings)
-            local.generation = self._generation
-            with self._searchers_lock:
-                self._searchers.append(local.searcher)
-        searcher: Searcher = local.searcher
-        return searcher
+    @property
+    def writer(self) -> Writer:
+        """The engine's one writer."""
+        return self.engine.writer
 
-    def _forget(self, searcher: Searcher) -> None:
-        with self._searchers_lock:
-            if searcher in self._searchers:
-                self._searchers.remove(searcher)
-        searcher.close()
+    def searcher(self) -> Searcher:
+        """This pool thread's Searcher, from the current engine."""
+        return self.engine.searcher()
+
+    def _reading(self, fn: Callable[[Searcher], T]) -> T:
+        """`fn` on this thread's Searcher; once more on a fresh one if the settings changed
+        meanwhile and the old engine's connections were closed under it."""
+        try:
+            return fn(self.searcher())
+        except (apsw.ConnectionClosedError, EngineClosed):
+            return fn(self.searcher())
 
     def read(self, fn: Callable[[], T], on_done: Callable[[T], Any],
              on_error: Callable[[BaseException], Any] | None = None,
@@ -193,7 +188,9 @@ class Tasks(QObject):
 
     def run_search(self, request: SearchRequest) -> SearchAnswer:
         """The default search function, run on a pool thread."""
-        searcher = self.searcher()
+        return self._reading(lambda searcher: self._search_on(searcher, request))
+
+    def _search_on(self, searcher: Searcher, request: SearchRequest) -> SearchAnswer:
         response = searcher.search(request.query, request.limit, request.source_types or None,
                                    since=request.since, until=request.until,
                                    people=request.people or None, prefix=request.prefix)
@@ -222,14 +219,13 @@ class Tasks(QObject):
 
     def neighbours(self, chunk_id: str, on_done: Callable[[list[Neighbour]], Any]) -> int:
         """The hit and the chunks around it in its file (latest only)."""
-        return self.read(lambda: neighbours(self.searcher().conn, chunk_id), on_done,
+        return self.read(lambda: self._reading(lambda s: neighbours(s.conn, chunk_id)), on_done,
                          lambda e: on_done([]), "neighbours")
 
     def people(self, on_done: Callable[[list[Person]], Any]) -> int:
-        settings = self.settings
-        return self.read(lambda: load_people(settings), on_done, lambda e: on_done([]))
+        return self.read(lambda: self.engine.people(), on_done, lambda e: on_done([]))
 
-    def status(self, on_done: Callable[[dict[str, Any]], Any],
+    def status(self, on_done: Callable[[IndexStatus], Any],
                on_error: Callable[[BaseException], Any] | None = None) -> int:
         """`memex status` (counts, sizes, last run, bloat), read off the GUI thread."""
         settings = self.settings
@@ -247,7 +243,7 @@ class Tasks(QObject):
         """A watcher batch: index, reindex or delete these files."""
         self._write("Updating", self.writer.index_paths(paths), on_done, None)
 
-    def maintenance(self, on_done: Callable[[dict[str, Any]], Any],
+    def maintenance(self, on_done: Callable[[MaintenanceResult], Any],
                     on_error: Callable[[BaseException], Any] | None = None) -> None:
         self._write("Rebuilding vector index", self.writer.maintenance(vacuum=True),
                     on_done, on_error)
@@ -264,7 +260,7 @@ class Tasks(QObject):
                     on_error: Callable[[BaseException], Any] | None) -> None:
         self._jobs.remove(label)
         self._progress = (0, 0)
-        self._generation += 1  # people and embedder may have changed: fresh searchers
+        self.engine.refresh()  # people and embedder may have changed: fresh searchers
         self.work_changed.emit(self.work_state())
         self.index_changed.emit()
         self._finish(future, on_done, on_error, None, 0)
@@ -308,7 +304,7 @@ class Tasks(QObject):
 
     def _watched(self, batch: BatchResult) -> None:
         self._progress = (0, 0)
-        self._generation += 1
+        self.engine.refresh()
         self.work_changed.emit(self.work_state())
         if batch.stats.files or batch.stats.deleted_chunks:
             self.index_changed.emit()
@@ -321,13 +317,14 @@ class Tasks(QObject):
     # -- life cycle ------------------------------------------------------------------------------
 
     def update_settings(self, settings: Settings) -> None:
-        """Use new settings: fresh searchers, and a new writer after the queued jobs."""
+        """Use new settings: a new engine (searchers, writer) that keeps the loaded model
+        and vector matrix; the old one finishes its running job and is closed off the GUI
+        thread."""
         watching = self.watcher is not None
         self.stop_watching()
         self.settings = settings
-        self._generation += 1
-        old, self.writer = self.writer, Writer(settings, reporter=_GuiReporter(self))
-        self._pool.submit(old.close)  # waits for its running job without blocking the GUI
+        old, self.engine = self.engine, self.engine.successor(settings)
+        self._pool.submit(old.close)  # waits for its writer's job and running searches
         if watching:
             self.start_watching()
 
@@ -339,9 +336,6 @@ class Tasks(QObject):
         self._closed = True
         self.stop_watching()
         self._control.shutdown(wait=True)
-        self.writer.close()
+        self.engine.close_writer()
         self._pool.shutdown(wait=True, cancel_futures=True)
-        with self._searchers_lock:
-            searchers, self._searchers = self._searchers, []
-        for searcher in searchers:
-            searcher.close()
+        self.engine.close()

@@ -19,6 +19,7 @@ from desktop import theme
 from desktop.formatting import human_size, type_label
 from desktop.hotkey import to_display
 from desktop.tasks import WorkState
+from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.records import IndexStats
 
 
@@ -36,30 +37,30 @@ def reindex_summary(stats: IndexStats) -> str:
     return text
 
 
-def maintenance_summary(result: dict[str, Any]) -> str:
-    m = result.get("maintenance", result)
-    reclaimed = m.get("bytes_reclaimed", 0)
-    return (f"{m.get('vectors_rebuilt', 0)} vectors rebuilt, {human_size(max(0, reclaimed))} "
-            f"reclaimed, in {m.get('seconds', 0):.1f} s")
+def maintenance_summary(result: MaintenanceResult) -> str:
+    m = result.maintenance
+    if m is None:  # an index without a schema gets only a check: nothing to rebuild
+        return f"0 vectors rebuilt, {human_size(0)} reclaimed, in 0.0 s"
+    return (f"{m.vectors_rebuilt} vectors rebuilt, {human_size(max(0, m.bytes_reclaimed))} "
+            f"reclaimed, in {m.seconds:.1f} s")
 
 
-def status_lines(status: dict[str, Any]) -> list[str]:
+def status_lines(status: IndexStatus) -> list[str]:
     """`memex status` as short lines for the status dialog."""
-    lines = [f"{status['chunks']} chunks in {status['files']} files · "
-             f"{human_size(status.get('size_bytes', 0))}"]
-    for source_type, count in status.get("per_type", {}).items():
+    lines = [f"{status.chunks} chunks in {status.files} files · "
+             f"{human_size(status.size_bytes)}"]
+    for source_type, count in status.per_type.items():
         lines.append(f"    {type_label(source_type)}: {count}")
-    slots = status.get("vector_slots") or {}
-    lines.append(f"Embedder: {status.get('embedder') or 'none'}")
-    lines.append(f"Dead vector slots: {slots.get('fraction', 0.0):.0%} · free pages: "
-                 f"{status.get('free_page_fraction', 0.0):.0%}")
-    run = status.get("last_run") or {}
+    lines.append(f"Embedder: {status.embedder or 'none'}")
+    lines.append(f"Dead vector slots: {status.vector_slots.fraction:.0%} · free pages: "
+                 f"{status.free_page_fraction:.0%}")
+    run = status.last_run or {}
     if run:
         when = run.get("at", "")
         lines.append(f"Last run: {run.get('kind', 'reindex')} {when if isinstance(when, str) else ''}"
                      .rstrip())
-    if status.get("errors"):
-        lines.append(f"{len(status['errors'])} file(s) with errors")
+    if status.errors:
+        lines.append(f"{len(status.errors)} file(s) with errors")
     return lines
 
 
@@ -137,9 +138,9 @@ class Tray(QObject):
         self.maintenance_action.setEnabled(not busy)
         self._refresh()
 
-    def set_status(self, status: dict[str, Any]) -> None:
-        self.chunks = int(status.get("chunks", 0))
-        suggested = bool(status.get("maintenance_suggested"))
+    def set_status(self, status: IndexStatus) -> None:
+        self.chunks = status.chunks
+        suggested = status.maintenance_suggested
         self.maintenance_action.setText("Rebuild vector index + VACUUM"
                                         + (" (suggested)" if suggested else ""))
         self._refresh()

@@ -78,6 +78,39 @@ class SearchWindow(QWidget):
     # -- building --------------------------------------------------------------------------------
 
     def _build(self, menu: QMenu | None) -> None:
+        header = self._header(menu)
+        self.filters = FilterBar(self.now)
+        self.filters.changed.connect(self.search_now)
+        self.banner = QLabel(objectName="banner", wordWrap=True)
+        self.banner.hide()
+        self.card = ProfileCard()
+        self.card.only_person.connect(self._only_person)
+        self.card.all_mentions.connect(self._all_mentions)
+        self.body = QStackedWidget()
+        self.body.addWidget(self._results_pane())
+        self.message = QLabel(objectName="emptyState", wordWrap=True,
+                              alignment=Qt.AlignmentFlag.AlignCenter)
+        self.body.addWidget(self.message)
+        panel = QFrame(objectName="panel")
+        inner = QVBoxLayout(panel)
+        inner.setContentsMargins(16, 10, 16, 10)
+        inner.setSpacing(8)
+        inner.addLayout(header)
+        inner.addWidget(QFrame(objectName="separator"))
+        inner.addWidget(self.filters)
+        inner.addWidget(self.banner)
+        inner.addWidget(self.card)
+        inner.addWidget(self.body, 1)
+        inner.addLayout(self._footer())
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(panel)
+        QWidget.setTabOrder(self.query, self.filters.all_chip)
+        QWidget.setTabOrder(self.filters.person, self.list)
+        self.setFocusProxy(self.query)
+
+    def _header(self, menu: QMenu | None) -> QHBoxLayout:
+        """The search field with its icon, and the menu button."""
         self.query = QLineEdit()
         self.query.setObjectName("query")
         self.query.setPlaceholderText("Search everything…")
@@ -97,18 +130,10 @@ class SearchWindow(QWidget):
         header.addWidget(icon)
         header.addWidget(self.query, 1)
         header.addWidget(self.menu_button)
-        self.filters = FilterBar(self.now)
-        self.filters.changed.connect(self.search_now)
-        self.banner = QLabel(objectName="banner", wordWrap=True)
-        self.banner.hide()
-        self.card = ProfileCard()
-        self.card.only_person.connect(self._only_person)
-        self.card.all_mentions.connect(self._all_mentions)
-        self.body = QStackedWidget()
-        self.body.addWidget(self._results_pane())
-        self.message = QLabel(objectName="emptyState", wordWrap=True,
-                              alignment=Qt.AlignmentFlag.AlignCenter)
-        self.body.addWidget(self.message)
+        return header
+
+    def _footer(self) -> QHBoxLayout:
+        """The status line, the work progress bar and the key hints."""
         self.status = QLabel(objectName="statusLine")
         self.progress = QProgressBar(objectName="workProgress", textVisible=False)
         self.progress.setFixedWidth(120)
@@ -118,24 +143,7 @@ class SearchWindow(QWidget):
         footer.addWidget(self.progress)
         footer.addStretch(1)
         footer.addWidget(QLabel(HINTS, objectName="keyHints"))
-        separator = QFrame(objectName="separator")
-        panel = QFrame(objectName="panel")
-        inner = QVBoxLayout(panel)
-        inner.setContentsMargins(16, 10, 16, 10)
-        inner.setSpacing(8)
-        inner.addLayout(header)
-        inner.addWidget(separator)
-        inner.addWidget(self.filters)
-        inner.addWidget(self.banner)
-        inner.addWidget(self.card)
-        inner.addWidget(self.body, 1)
-        inner.addLayout(footer)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(panel)
-        QWidget.setTabOrder(self.query, self.filters.all_chip)
-        QWidget.setTabOrder(self.filters.person, self.list)
-        self.setFocusProxy(self.query)
+        return footer
 
     def _results_pane(self) -> QSplitter:
         self.model = ResultModel()

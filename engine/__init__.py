@@ -3,20 +3,55 @@
     from engine import search, reindex
     for hit in search("when did I last see Priya?"):
         print(hit.title, hit.snippet)
+
+`search` and `reindex` go through one default `Engine` for the default Settings (config
+file, then environment), or for the `settings=` given; passing other settings replaces it
+(the old one is closed). Long-lived programs make their own `Engine` and close it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from engine.core import Engine
 from engine.index.indexer import Reporter
-from engine.index.runs import reindex as _reindex
 from engine.records import Chunk, IndexStats, Person, SearchResult
-from engine.search import SearchResponse, cached_searcher
+from engine.search import SearchResponse
 from engine.settings import Settings, load_settings
 
 __version__ = "0.1.0"
+
+
+class _DefaultEngine:
+    """The one engine behind the module functions, made on first use."""
+
+    def __init__(self) -> None:
+        self._engine: Engine | None = None
+        self._defaults: Settings | None = None  # loaded once, like the engine
+        self._lock = threading.Lock()
+
+    def get(self, settings: Settings | None) -> Engine:
+        with self._lock:
+            if settings is None:
+                self._defaults = settings = self._defaults or load_settings()
+            current = self._engine
+            if current is not None and settings == current.settings:
+                return current
+            self._engine = Engine(settings)
+        if current is not None:
+            current.close()
+        return self._engine
+
+    def close(self) -> None:
+        with self._lock:
+            current, self._engine = self._engine, None
+        if current is not None:
+            current.close()
+
+
+_default = _DefaultEngine()
 
 
 def search(query: str, limit: int | None = None, source_types: Sequence[str] | None = None, *,
@@ -33,26 +68,20 @@ def search_response(query: str, limit: int | None = None,
                     until: str | None = None, people: Sequence[str] | None = None,
                     mode: str = "hybrid", explain: bool = False,
                     settings: Settings | None = None) -> SearchResponse:
-    settings = settings or _default_settings()
-    return cached_searcher(settings).search(query, limit, source_types, since=since,
-                                            until=until, people=people, mode=mode,
-                                            explain=explain)
+    return _default.get(settings).search(query, limit, source_types, since=since, until=until,
+                                         people=people, mode=mode, explain=explain)
 
 
 def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | None = None,
             reporter: Reporter | None = None, full: bool = False) -> IndexStats:
     """Index what changed under the configured roots (or only `paths`)."""
-    return _reindex(paths, settings=settings or _default_settings(), reporter=reporter, full=full)
+    return _default.get(settings).reindex(paths, reporter=reporter, full=full)
 
 
-_DEFAULT: list[Settings] = []
+def close() -> None:
+    """Close the default engine (its connections, vector cache and models)."""
+    _default.close()
 
 
-def _default_settings() -> Settings:
-    if not _DEFAULT:
-        _DEFAULT.append(load_settings())
-    return _DEFAULT[0]
-
-
-__all__ = ["Chunk", "IndexStats", "Person", "SearchResult", "SearchResponse", "Settings",
-           "load_settings", "reindex", "search", "search_response"]
+__all__ = ["Chunk", "Engine", "IndexStats", "Person", "SearchResult", "SearchResponse",
+           "Settings", "close", "load_settings", "reindex", "search", "search_response"]

@@ -31,18 +31,35 @@ def make_settings(root: Path | list[Path], db_path: Path, **overrides: Any) -> S
                          db=str(db_path), log_dir=str(db_path.parent / "logs"), **overrides)
 
 
-def assert_consistent(db_path: Path) -> dict[str, int]:
+def assert_consistent(db_path: Path) -> db.Counts:
     """Chunk, FTS and vector counts agree, and the FTS5 rank=1 integrity-check passes."""
     conn = db.connect(db_path, create=False)
     try:
         counts = db.counts(conn)
-        assert counts["chunks"] == counts["fts"], counts
-        assert counts["embedded"] == counts["vectors"], counts
+        assert counts.chunks == counts.fts, counts
+        assert counts.embedded == counts.vectors, counts
         assert db.fts_integrity_ok(conn)
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         conn.close()
     return counts
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Point the platform's config, data, state (logs) and cache folders into a temporary
+    home for the whole run, subprocesses included: no test or CLI run under test ever reads
+    the user's config or writes into their data or log folders."""
+    home = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+            folder = home / name.lower()
+            folder.mkdir()
+            patch.setenv(name, str(folder))
+        patch.delenv("MEMEX_CONFIG", raising=False)
+        patch.delenv("MEMEX_ROOT", raising=False)
+        patch.delenv("MEMEX_DB", raising=False)
+        yield home
 
 
 @pytest.fixture

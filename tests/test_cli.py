@@ -16,10 +16,22 @@ from hypothesis import strategies as st
 
 from engine.cli import run
 from engine.settings import Settings
+from engine.store import db
 from tests.test_indexing import write_layer
 
 RESULT_KEYS = {"id", "source_type", "source_file", "content_date", "score", "title", "snippet",
                "content", "matched_terms", "location", "profile"}
+# The --json shapes of `memex status` and `memex maintenance`: scripts read these keys.
+STATUS_KEYS = {"db", "roots", "files", "chunks", "per_type", "counts", "embedder", "vec_table",
+               "reembed", "sizes", "free_page_fraction", "errors", "last_run", "vector_slots",
+               "maintenance_suggested", "schema_version", "size_bytes", "log"}
+COUNT_KEYS = {"chunks", "fts", "embedded", "vectors"}
+SLOT_KEYS = {"table", "allocated", "live", "dead", "fraction", "dead_bytes"}
+CHECK_KEYS = {"ok", "problems", "integrity", "fts_ok", "counts", "orphan_vectors",
+              "missing_vectors", "orphan_chunk_files", "stale_vec_tables", "dead_slots"}
+MAINTENANCE_KEYS = {"size_before", "size_after", "bytes_reclaimed", "vectors_rebuilt",
+                    "counts_before", "counts_after", "dead_slots_before", "dead_slots_after",
+                    "vacuum", "wal_checkpoint", "timings", "seconds"}
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
@@ -63,6 +75,63 @@ def test_reindex_search_status_discover(layer: list[str]) -> None:
     assert code == 0 and "2 file(s)" in out
     code, out, _ = cli("discover", *layer, "--changed")
     assert code == 0 and "0 file(s)" in out
+
+
+@pytest.fixture
+def logged_layer(settings_factory: Callable[..., Settings], tmp_path: Path) -> list[str]:
+    """CLI arguments for an indexed layer whose run log stays in tmp_path."""
+    settings = settings_factory()
+    write_layer(settings.roots[0])
+    config = tmp_path / "logged.toml"
+    config.write_text(f'log_dir = "{settings.log_path.parent}"\n[embedder]\nname = "hashing"\n')
+    args = ["--root", str(settings.roots[0]), "--db", str(settings.db_path),
+            "--config", str(config)]
+    assert cli("reindex", *args)[0] == 0
+    return args
+
+
+def test_status_and_maintenance_json_keep_their_keys(logged_layer: list[str]) -> None:
+    db_path = logged_layer[3]
+    conn = db.connect(db_path, create=False)
+    conn.execute("UPDATE index_state SET error = 'unreadable' "
+                 "WHERE rowid = (SELECT min(rowid) FROM index_state)")
+    conn.close()
+    code, out, _ = cli("status", "--json", *logged_layer)
+    status = json.loads(out)
+    assert code == 0 and set(status) == STATUS_KEYS
+    assert set(status["counts"]) == COUNT_KEYS and set(status["vector_slots"]) == SLOT_KEYS
+    assert set(status["sizes"]) == {"db", "db_wal", "db_shm"}
+    assert status["size_bytes"] == sum(status["sizes"].values())
+    assert [set(e) for e in status["errors"]] == [{"file", "error"}]
+    assert status["reembed"] is None and status["last_run"]["kind"] == "reindex"
+
+    code, out, _ = cli("maintenance", "--check", "--json", *logged_layer)
+    result = json.loads(out)
+    assert code == 0 and set(result) == {"check"}
+    check = result["check"]
+    assert set(check) == CHECK_KEYS and check["ok"] is True and check["problems"] == []
+    assert set(check["counts"]) == COUNT_KEYS and set(check["dead_slots"]) == SLOT_KEYS
+
+    code, out, _ = cli("maintenance", "--json", *logged_layer)
+    result = json.loads(out)
+    assert code == 0 and set(result) == {"maintenance"}
+    m = result["maintenance"]
+    assert set(m) == MAINTENANCE_KEYS
+    assert set(m["size_before"]) == set(m["size_after"]) == {"db", "db_wal", "total"}
+    assert set(m["counts_after"]) == COUNT_KEYS and set(m["dead_slots_after"]) == SLOT_KEYS
+    assert set(m["wal_checkpoint"]) == {"busy", "log_frames", "checkpointed"}
+
+
+def test_check_of_an_index_without_schema_prints_a_note(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    db.connect(empty).close()
+    config = tmp_path / "empty.toml"
+    config.write_text(f'log_dir = "{tmp_path / "logs"}"\n')
+    code, out, _ = cli("maintenance", "--check", "--json", "--db", str(empty), "--root",
+                       str(tmp_path), "--config", str(config))
+    assert code == 0
+    assert json.loads(out) == {"check": {"ok": True, "problems": [],
+                                         "note": "no schema yet (empty index)"}}
 
 
 def test_usage_errors_exit_2(layer: list[str]) -> None:

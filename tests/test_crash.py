@@ -92,4 +92,4 @@ def test_sigkill_during_reindex_never_corrupts(
         stats = reindex(settings=settings.with_values(db=str(db_path)))
         assert not stats.errors
         counts = assert_consistent(db_path)
-        assert counts["chunks"] == clean.chunks == counts["vectors"]
+        assert counts.chunks == clean.chunks == counts.vectors

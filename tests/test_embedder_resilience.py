@@ -64,7 +64,7 @@ def test_index_time_failure_keeps_the_queue(settings_factory: Callable[..., Sett
     assert any(path == "<embedder>" for path, _ in first.errors)
     assert vectorless(settings) == 8
     counts = assert_consistent(settings.db_path)
-    assert (counts["chunks"], counts["vectors"]) == (12, 4)
+    assert (counts.chunks, counts.vectors) == (12, 4)
 
     server.fail_after = None
     sent_before = sum(r["n"] for r in server.requests if r.get("ok"))
@@ -72,7 +72,7 @@ def test_index_time_failure_keeps_the_queue(settings_factory: Callable[..., Sett
     assert second.files == 0 and second.embedded == 8  # exactly the queue, nothing else
     assert sum(r["n"] for r in server.requests if r.get("ok")) - sent_before == 8
     assert vectorless(settings) == 0
-    assert assert_consistent(settings.db_path)["vectors"] == 12
+    assert assert_consistent(settings.db_path).vectors == 12
     assert all(a == f"Bearer {SECRET}" for a in server.auth)
     for path in settings.db_path.parent.rglob("*"):  # index, WAL, run log: never the key
         if path.is_file():
@@ -86,10 +86,10 @@ def test_embedder_down_from_the_start(settings_factory: Callable[..., Settings],
     server.down = True
     stats = reindex(settings=settings)
     assert stats.chunks == 6 and stats.embedded == 0
-    assert assert_consistent(settings.db_path)["vectors"] == 0
+    assert assert_consistent(settings.db_path).vectors == 0
     server.down = False
     assert reindex(settings=settings).embedded == 6
-    assert assert_consistent(settings.db_path)["vectors"] == 6
+    assert assert_consistent(settings.db_path).vectors == 6
 
 
 def _config(tmp: Path, settings: Settings, base_url: str) -> Path:

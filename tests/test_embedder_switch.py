@@ -78,7 +78,7 @@ def test_switch_to_1536_and_back(local_index: Settings, server: FakeOpenAI) -> N
                                embedder__max_retries=0)
     baseline, mode, warnings = search(local)
     assert mode == "hybrid" and not warnings and baseline
-    total = assert_consistent(local.db_path)["chunks"]
+    total = assert_consistent(local.db_path).chunks
 
     # An outage after two batches: the old index is untouched and search still uses it.
     server.fail_after = 2
@@ -87,7 +87,7 @@ def test_switch_to_1536_and_back(local_index: Settings, server: FakeOpenAI) -> N
     state = meta(remote)
     assert state["dimension"] == 384 and state["embedder"].startswith("local|")
     assert state["progress"].done == 32 and state["progress"].total == total
-    assert assert_consistent(remote.db_path)["vectors"] == total
+    assert assert_consistent(remote.db_path).vectors == total
     asked = len(server.requests)
     assert search(remote) == (baseline, "hybrid", [])  # the old model embeds the query
     assert len(server.requests) == asked
@@ -105,7 +105,7 @@ def test_switch_to_1536_and_back(local_index: Settings, server: FakeOpenAI) -> N
     state = meta(remote)
     assert state["dimension"] == 1536 and state["progress"] is None
     assert state["tables"] == [state["table"]]  # the old table is gone
-    assert assert_consistent(remote.db_path)["vectors"] == total
+    assert assert_consistent(remote.db_path).vectors == total
     ids, mode, warnings = search(remote, mode="vector")
     assert mode == "vector" and not warnings and ids
     assert server.requests[-1]["body"]["input"] == [QUERY]
@@ -115,7 +115,7 @@ def test_switch_to_1536_and_back(local_index: Settings, server: FakeOpenAI) -> N
     assert stats.embedded == total
     state = meta(local)
     assert state["dimension"] == 384 and state["tables"] == [state["table"]]
-    assert assert_consistent(local.db_path)["embedded"] == total
+    assert assert_consistent(local.db_path).embedded == total
     assert search(local) == (baseline, "hybrid", [])
 
 
@@ -144,12 +144,12 @@ class CrashingEmbedder:
 
 def test_crash_mid_switch_leaves_old_index_usable(local_index: Settings) -> None:
     baseline, _, _ = search(local_index)
-    total = assert_consistent(local_index.db_path)["chunks"]
+    total = assert_consistent(local_index.db_path).chunks
     crashy = CrashingEmbedder(create_embedder(local_index), batches=3)
     with pytest.raises(KeyboardInterrupt):
         reindex(settings=local_index, embedder=crashy)
     assert meta(local_index)["progress"].done == 48
-    assert assert_consistent(local_index.db_path)["vectors"] == total
+    assert assert_consistent(local_index.db_path).vectors == total
     assert search(local_index) == (baseline, "hybrid", [])
 
     crashy.left = 10_000
@@ -174,4 +174,4 @@ def test_switching_back_before_the_swap_drops_the_build(local_index: Settings,
     stats = reindex(settings=local_index)  # the user changed their mind
     state = meta(local_index)
     assert stats.embedded == 0 and state["progress"] is None and len(state["tables"]) == 1
-    assert assert_consistent(local_index.db_path)["vectors"] == 80
+    assert assert_consistent(local_index.db_path).vectors == 80

@@ -116,10 +116,8 @@ def test_similar_texts_are_closer(embedder: Embedder) -> None:
 def test_sentence_transformers_missing_is_a_clear_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from engine.embedders import EmbedderError
-    from engine.embedders import sentence_transformers as st_embedder
 
     monkeypatch.setitem(__import__("sys").modules, "sentence_transformers", None)
-    monkeypatch.setattr(st_embedder, "_CACHE", {})
     with pytest.raises(EmbedderError, match="sentence-transformers is not installed"):
         create_embedder(_settings(tmp_path, embedder__name="sentence-transformers"))
     with pytest.raises(EmbedderError, match="not a SentenceTransformer model folder"):

@@ -97,7 +97,7 @@ def test_deleting_a_file_removes_its_chunks_fts_rows_and_vectors(
     stats = reindex(settings=settings)
     after = db.counts(conn)
     assert stats.deleted_chunks == 3 and stats.deleted_files == 1
-    assert after["chunks"] == before["chunks"] - 3 == after["fts"] == after["vectors"]
+    assert after.chunks == before.chunks - 3 == after.fts == after.vectors
     hits = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'basil'")
     assert hits.fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM index_state").fetchone()[0] == 1

@@ -71,9 +71,9 @@ def test_maintenance_after_heavy_churn_shrinks_the_file_and_checks_clean(
     conn = db.connect(churned.db_path, create=False)
     before = dead_slots(conn)
     conn.close()
-    assert before["dead"] > 0 and before["fraction"] >= 0.25, before
+    assert before.dead > 0 and before.fraction >= 0.25, before
     status = collect_status(churned)
-    assert status["maintenance_suggested"]
+    assert status.maintenance_suggested
     code, out, _ = cli("status", *args_for(churned))
     assert code == 0 and "memex maintenance" in out and "vec slots" in out
 
@@ -88,7 +88,7 @@ def test_maintenance_after_heavy_churn_shrinks_the_file_and_checks_clean(
 
     code, out, _ = cli("maintenance", "--check", *args_for(churned))
     assert code == 0 and "check      ok" in out
-    assert not collect_status(churned)["maintenance_suggested"]
+    assert not collect_status(churned).maintenance_suggested
     assert_consistent(churned.db_path)
     last = runlog.last_run(churned)
     assert last is not None and last["kind"] == "check" and last["ok"]
@@ -127,9 +127,9 @@ def test_check_finds_broken_rows_and_repair_fixes_them(small_index: Settings) ->
     db.migrate(conn)  # the trigger comes back
     conn.close()
     report = check_index(churned)
-    assert not report["ok"]
-    assert report["orphan_vectors"] == 5 and report["orphan_chunk_files"] == 1
-    assert not report["fts_ok"]
+    assert not report.ok
+    assert report.orphan_vectors == 5 and report.orphan_chunk_files == 1
+    assert not report.fts_ok
     code, out, _ = cli("maintenance", "--check", *args_for(churned))
     assert code == 4 and "problem:" in out
 
@@ -158,9 +158,9 @@ def test_backup_while_indexing_is_consistent_and_never_overwrites(
     assert during  # the copy was taken while the writer was committing files
     assert target.stat().st_mode & 0o777 == 0o600
     copy = settings.with_values(db=str(target))
-    assert check_index(copy)["ok"]
+    assert check_index(copy).ok
     counts = assert_consistent(target)
-    assert counts["chunks"] > 0
+    assert counts.chunks > 0
 
     code, _, err = cli("backup", str(target), *args_for(settings))
     assert code == 4 and "--force" in err
@@ -189,3 +189,12 @@ def test_every_reindex_appends_a_run_log_line_that_status_shows(
     assert second["chunks_unchanged"] > 0 and second["error_count"] == 0
     code, out, _ = cli("status", *args_for(settings))
     assert code == 0 and "last run   reindex" in out
+
+
+def test_the_last_run_line_of_a_repair_names_its_duration() -> None:
+    from engine.cli.status import describe_run
+
+    line = describe_run({"kind": "repair", "at": "2026-06-30T12:00:00", "ok": True,
+                         "repair": {"seconds": 0.25}})
+    assert line == "repair 2026-06-30T12:00:00: ok, 0.25s"
+    assert "None" not in describe_run({"kind": "check", "at": "x", "ok": False})

@@ -148,7 +148,7 @@ def test_sigkill_during_vector_rebuild_or_vacuum(master: Path, tmp_path: Path,
     assert assert_consistent(db_path) == expected  # old table or new, never a mix
     settings = make_settings(root, db_path, embedder__name="hashing")
     result = maintain(settings)  # the lock died with the child: the next run goes ahead
-    assert result["maintenance"]["dead_slots_after"]["dead"] == 0
+    assert result.maintenance is not None and result.maintenance.dead_slots_after.dead == 0
     assert assert_consistent(db_path) == expected
 
 
@@ -164,4 +164,4 @@ def test_sigkill_during_reindex_then_check_and_finish(
     stats = reindex(settings=settings.with_values(db=str(db_path)))
     assert stats.files == 20 - 6 or stats.files == 20 - 7  # at most one file's work redone
     counts = assert_consistent(db_path)
-    assert counts["chunks"] == clean.chunks == counts["vectors"]
+    assert counts.chunks == clean.chunks == counts.vectors

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from engine.core import Engine
 from engine.embedders import create_embedder
 from engine.index.runs import reindex
 from engine.search import Searcher
 from engine.search.filters import Filters
-from engine.search.vector_cache import VectorCache, drop_shared, shared_cache
+from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
 
@@ -39,7 +41,6 @@ def test_cache_returns_the_vec0_neighbours_with_every_filter(demo_index: Setting
             assert got[:3] == expected[:3] or set(got[:3]) == set(expected[:3])
     assert plain.search(QUERIES[1]).results[0].id == cached.search(QUERIES[1]).results[0].id
     plain.close(), cached.close()
-    drop_shared(demo_index.db_path)
 
 
 def slack(channel: str, texts: list[str], start: int = 0) -> str:
@@ -102,15 +103,20 @@ def test_cache_follows_additions_edits_and_deletions_incrementally(small: Settin
     cache.close()
 
 
-def test_shared_cache_is_one_per_index_and_serves_every_searcher(small: Settings) -> None:
-    first, second = Searcher(small), Searcher(small)
-    assert first.vector_cache is second.vector_cache is shared_cache(small.db_path)
-    hits = first.search("scheduler run finished", mode="vector").results
-    assert hits and first.vector_cache is not None and first.vector_cache.loads == 1
-    assert second.search("scheduler run finished", mode="vector").results[0].id == hits[0].id
-    assert first.vector_cache.loads == 1
-    first.close(), second.close()
-    drop_shared(small.db_path)
+def test_one_cache_per_engine_serves_every_reader_thread(small: Settings) -> None:
+    with Engine(small) as engine:
+        first = engine.searcher()
+        with ThreadPoolExecutor(1) as pool:
+            second = pool.submit(engine.searcher).result()
+        assert first is not second and first.conn is not second.conn
+        assert first.vector_cache is second.vector_cache is not None
+        hits = first.search("scheduler run finished", mode="vector").results
+        assert hits and first.vector_cache.loads == 1
+        assert second.search("scheduler run finished", mode="vector").results[0].id == hits[0].id
+        assert first.vector_cache.loads == 1
+    alone = Searcher(small)
+    assert alone.vector_cache is not None and alone.vector_cache is not first.vector_cache
+    alone.close()
 
 
 def test_a_new_embedder_reloads_the_whole_matrix(small: Settings) -> None:
@@ -158,7 +164,6 @@ def test_person_filter_through_the_cache_matches_the_sql_path(demo_index: Settin
     again = cache.people_seqs(people)
     assert again is not first and seq not in set(again.tolist())
     plain.close(), cached.close()
-    drop_shared(demo_index.db_path)
 
 
 def test_warm_path_ranks_as_the_one_shot_path(demo_index: Settings) -> None:
@@ -179,4 +184,3 @@ def test_warm_path_ranks_as_the_one_shot_path(demo_index: Settings) -> None:
     assert (empty_a.mode, [r.id for r in empty_a.results]) == (
         empty_b.mode, [r.id for r in empty_b.results])
     plain.close(), cached.close()
-    drop_shared(demo_index.db_path)

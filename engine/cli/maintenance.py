@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import apsw
 
@@ -23,6 +23,7 @@ from engine.cli.common import (
     settings_from,
 )
 from engine.index.maintenance import BackupError, MaintenanceBusy, backup, check_index, maintain
+from engine.index.reports import CheckReport, MaintenanceReport, MaintenanceResult
 from engine.store import db
 
 
@@ -30,28 +31,28 @@ def _mb(n: int) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
-def print_maintenance(m: dict[str, Any], out: TextIO) -> None:
-    out.write(f"size       {_mb(m['size_before']['total'])} -> {_mb(m['size_after']['total'])} "
-              f"({_mb(m['bytes_reclaimed'])} reclaimed)\n")
-    slots = m["dead_slots_before"]
-    out.write(f"vectors    {m['vectors_rebuilt']} rebuilt; dead slots before {slots['dead']} "
-              f"of {slots['allocated']} ({slots['fraction']:.0%})\n")
-    counts = m["counts_after"]
-    out.write(f"rows       {counts['chunks']} chunks, {counts['fts']} FTS, "
-              f"{counts['vectors']} vectors\n")
-    timings = ", ".join(f"{k} {v:.2f}s" for k, v in m["timings"].items())
-    out.write(f"timings    {timings}" + ("" if m["vacuum"] else " (no VACUUM)") + "\n")
+def print_maintenance(m: MaintenanceReport, out: TextIO) -> None:
+    out.write(f"size       {_mb(m.size_before.total)} -> {_mb(m.size_after.total)} "
+              f"({_mb(m.bytes_reclaimed)} reclaimed)\n")
+    slots = m.dead_slots_before
+    out.write(f"vectors    {m.vectors_rebuilt} rebuilt; dead slots before {slots.dead} "
+              f"of {slots.allocated} ({slots.fraction:.0%})\n")
+    counts = m.counts_after
+    out.write(f"rows       {counts.chunks} chunks, {counts.fts} FTS, "
+              f"{counts.vectors} vectors\n")
+    timings = ", ".join(f"{k} {v:.2f}s" for k, v in m.timings.items())
+    out.write(f"timings    {timings}" + ("" if m.vacuum else " (no VACUUM)") + "\n")
 
 
-def print_check(c: dict[str, Any], out: TextIO) -> None:
-    if "note" in c:
-        out.write(f"check      ok: {c['note']}\n")
+def print_check(c: CheckReport, out: TextIO) -> None:
+    if c.note is not None:
+        out.write(f"check      ok: {c.note}\n")
         return
-    counts = c["counts"]
-    out.write(f"check      {'ok' if c['ok'] else 'PROBLEMS FOUND'}: {counts['chunks']} chunks, "
-              f"{counts['fts']} FTS rows, {counts['embedded']} embedded, "
-              f"{counts['vectors']} vectors\n")
-    for problem in c["problems"]:
+    counts = c.counts
+    out.write(f"check      {'ok' if c.ok else 'PROBLEMS FOUND'}: {counts.chunks} chunks, "
+              f"{counts.fts} FTS rows, {counts.embedded} embedded, "
+              f"{counts.vectors} vectors\n")
+    for problem in c.problems:
         out.write(f"  problem: {problem}\n")
 
 
@@ -69,7 +70,7 @@ def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
     try:
         if args.check and not args.repair:
             # Needs no writer lock: runs beside a watcher (SQLite's lock only while checking).
-            result: dict[str, Any] = {"check": check_index(settings)}
+            result = MaintenanceResult(check=check_index(settings))
         else:
             result = maintain(settings, vacuum=not args.no_vacuum, do_repair=args.repair)
     except MaintenanceBusy as exc:
@@ -78,18 +79,17 @@ def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
         raise CliError(f"maintenance stopped, the index is still consistent: {exc}",
                        EXIT_UNUSABLE) from None
     if args.json:
-        out.write(json.dumps(result, indent=2) + "\n")
+        out.write(json.dumps(result.as_json(), indent=2) + "\n")
     else:
-        if "repair" in result:
-            r = result["repair"]
-            out.write(f"repair     FTS rebuilt, {r['vectors_rebuilt']} vectors rebuilt, "
-                      f"{r['orphan_chunks_dropped']} orphan chunk(s) dropped\n")
-        if "maintenance" in result:
-            print_maintenance(result["maintenance"], out)
-        if "check" in result:
-            print_check(result["check"], out)
-    check = result.get("check")
-    return EXIT_UNUSABLE if check is not None and not check["ok"] else EXIT_OK
+        if (r := result.repair) is not None:
+            out.write(f"repair     FTS rebuilt, {r.vectors_rebuilt} vectors rebuilt, "
+                      f"{r.orphan_chunks_dropped} orphan chunk(s) dropped\n")
+        if result.maintenance is not None:
+            print_maintenance(result.maintenance, out)
+        if result.check is not None:
+            print_check(result.check, out)
+    check = result.check
+    return EXIT_UNUSABLE if check is not None and not check.ok else EXIT_OK
 
 
 def cmd_backup(argv: Sequence[str], out: TextIO) -> int:
@@ -107,5 +107,5 @@ def cmd_backup(argv: Sequence[str], out: TextIO) -> int:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
     except db.IndexError_ as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
-    out.write(f"backup     {result['path']} ({_mb(result['bytes'])}, {result['seconds']:.1f}s)\n")
+    out.write(f"backup     {result.path} ({_mb(result.bytes)}, {result.seconds:.1f}s)\n")
     return EXIT_OK

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from engine.cli.common import EXIT_OK, Parser, add_common, require_index, settings_from
+from engine.index.reports import IndexStatus
 from engine.index.status import collect_status
 
 
@@ -20,31 +21,30 @@ def cmd_status(argv: Sequence[str], out: TextIO) -> int:
     require_index(settings)
     status = collect_status(settings)
     if args.json:
-        out.write(json.dumps(status, indent=2) + "\n")
+        out.write(json.dumps(status.as_json(), indent=2) + "\n")
         return EXIT_OK
     print_status(status, out)
     return EXIT_OK
 
 
-def print_status(status: dict[str, Any], out: TextIO) -> None:
-    out.write(f"index      {status['db']} ({status['size_bytes'] / 1e6:.1f} MB)\n")
-    out.write(f"embedder   {status['embedder'] or 'none'}\n")
-    if status.get("reembed"):
-        r = status["reembed"]
-        out.write(f"re-embed   to {r['to']}: {r['done']}/{r['total']} chunks "
+def print_status(status: IndexStatus, out: TextIO) -> None:
+    out.write(f"index      {status.db} ({status.size_bytes / 1e6:.1f} MB)\n")
+    out.write(f"embedder   {status.embedder or 'none'}\n")
+    if (r := status.reembed) is not None:
+        out.write(f"re-embed   to {r.target}: {r.done}/{r.total} chunks "
                   "(search uses the old vectors until done; 'memex reindex' resumes)\n")
-    out.write(f"files      {status['files']} ({len(status['errors'])} with errors)\n")
-    out.write(f"chunks     {status['chunks']} (vectors {status['counts']['vectors']})\n")
-    for source_type, count in status["per_type"].items():
+    out.write(f"files      {status.files} ({len(status.errors)} with errors)\n")
+    out.write(f"chunks     {status.chunks} (vectors {status.counts.vectors})\n")
+    for source_type, count in status.per_type.items():
         out.write(f"  {source_type:<16}{count:>8}\n")
-    slots = status["vector_slots"]
-    out.write(f"vec slots  {slots['live']} live, {slots['dead']} dead of {slots['allocated']} "
-              f"({slots['fraction']:.0%})\n")
-    if status["maintenance_suggested"]:
+    slots = status.vector_slots
+    out.write(f"vec slots  {slots.live} live, {slots.dead} dead of {slots.allocated} "
+              f"({slots.fraction:.0%})\n")
+    if status.maintenance_suggested:
         out.write("suggest    run 'memex maintenance' to rebuild the vector index and reclaim "
                   "space\n")
-    if status["last_run"]:
-        out.write(f"last run   {describe_run(status['last_run'])}\n")
+    if status.last_run:
+        out.write(f"last run   {describe_run(status.last_run)}\n")
 
 
 def describe_run(run: dict[str, Any]) -> str:
@@ -58,4 +58,7 @@ def describe_run(run: dict[str, Any]) -> str:
     else:
         detail = (f"{run.get('files')} file(s), {run.get('chunks_new', run.get('chunks'))} new "
                   f"chunk(s), {run.get('error_count', run.get('errors'))} error(s)")
-    return f"{run.get('kind', 'reindex')} {when}: {detail}, {run.get('seconds')}s"
+    # A repair's record keeps its duration inside "repair".
+    seconds = run.get("seconds", (run.get("repair") or {}).get("seconds"))
+    took = "" if seconds is None else f", {seconds}s"
+    return f"{run.get('kind', 'reindex')} {when}: {detail}{took}"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.settings import Settings
+from engine.settings import EmbedderSettings, Settings
 
 Vectors = npt.NDArray[np.float32]
 
@@ -73,3 +74,31 @@ def normalise(vectors: Vectors) -> Vectors:
     norms[norms == 0] = 1.0
     out: Vectors = (vectors / norms).astype(np.float32)
     return out
+
+
+class EmbedderPool:
+    """The models one engine has loaded, by the settings that make them: each loads once.
+
+    Loading costs ~0.2 s (ONNX) to seconds (torch), so an engine's readers and its writer share
+    one model. A failure is not remembered here: the caller decides when to try again.
+    """
+
+    def __init__(self, factory: EmbedderFactory = create_embedder) -> None:
+        self._factory = factory
+        self._models: dict[EmbedderSettings, Embedder] = {}
+        self._lock = threading.Lock()
+
+    def get(self, settings: Settings) -> Embedder:
+        """The embedder these settings name, loaded on first use; EmbedderError if unusable."""
+        with self._lock:
+            model = self._models.get(settings.embedder)
+            if model is None:
+                model = self._models[settings.embedder] = self._factory(settings)
+            return model
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._models.clear()

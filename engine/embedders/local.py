@@ -115,13 +115,8 @@ class LocalEmbedder:
         return normalise(pooled.astype(np.float32))
 
 
-_CACHE: dict[tuple[int, int], LocalEmbedder] = {}
-
-
 @register("local")
 def _create(settings: Settings) -> LocalEmbedder:
-    # One session per process: loading the model costs ~0.2 s.
-    key = (settings.embedder.max_tokens, settings.embedder.batch_size)
-    if key not in _CACHE:
-        _CACHE[key] = LocalEmbedder(max_tokens=key[0], batch_size=key[1])
-    return _CACHE[key]
+    # Each call loads a session (~0.2 s): engines share one through their EmbedderPool.
+    return LocalEmbedder(max_tokens=settings.embedder.max_tokens,
+                         batch_size=settings.embedder.batch_size)

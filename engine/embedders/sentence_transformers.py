@@ -104,16 +104,11 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
 
-_CACHE: dict[tuple[str, int, int], SentenceTransformerEmbedder] = {}
-
-
 @register("sentence-transformers")
 def _create(settings: Settings) -> SentenceTransformerEmbedder:
+    # Loading torch and a model costs seconds: engines share one through their EmbedderPool.
     configured = settings.embedder.model_path
     path = Path(configured).expanduser() if configured else default_model_path()
-    key = (str(path), settings.embedder.max_tokens, settings.embedder.batch_size)
-    if key not in _CACHE:  # loading torch and a model costs seconds: once per process
-        _CACHE[key] = SentenceTransformerEmbedder(
-            path, model_id=model_id_for(path, not configured), max_tokens=key[1],
-            batch_size=key[2], configured_path=configured)
-    return _CACHE[key]
+    return SentenceTransformerEmbedder(
+        path, model_id=model_id_for(path, not configured), max_tokens=settings.embedder.max_tokens,
+        batch_size=settings.embedder.batch_size, configured_path=configured)

@@ -26,6 +26,8 @@ from engine.index.routes import Found
 from engine.records import Chunk, ChunkId, IndexStats
 from engine.settings import Settings
 from engine.store import db, vectors
+from engine.store.sql import chunks as chunks_sql
+from engine.store.sql import state as state_sql
 
 EMBED_SUB_BATCH = 256  # chunks embedded and written per step: bounds memory on huge files
 
@@ -127,8 +129,7 @@ class Indexer:
     def index_file(self, found: Found, *, force: bool = False) -> FileOutcome:
         """Bring one file's chunks in line with the disk, in one transaction."""
         path = str(found.path)
-        state = self.conn.execute(
-            "SELECT mtime, size, error FROM index_state WHERE source_file = ?", (path,)).fetchone()
+        state = self.conn.execute(state_sql.select_sql(), (path,)).fetchone()
         if not force and state and state[0] == found.mtime and state[1] == found.size:
             self.run.skipped += 1
             return FileOutcome(path, Action.UNCHANGED)
@@ -161,16 +162,13 @@ class Indexer:
 
     def _write_state(self, found: Found, error: str | None) -> None:
         self.conn.execute(
-            "INSERT INTO index_state(source_file, source_type, mtime, size, indexed_at, error) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(source_file) DO UPDATE SET "
-            "source_type = excluded.source_type, mtime = excluded.mtime, size = excluded.size, "
-            "indexed_at = excluded.indexed_at, error = excluded.error",
+            state_sql.upsert_sql(),
             (str(found.path), found.source_type, found.mtime, found.size, time.time(), error))
 
     def _apply(self, found: Found, chunks: list[Chunk], error: str | None) -> tuple[int, int]:
         """Write the file's new chunks and drop its vanished ones; (new, deleted) counts."""
         existing = dict(self.conn.execute(
-            "SELECT id, seq FROM chunks WHERE source_file = ?", (str(found.path),)).fetchall())
+            chunks_sql.ids_by_file_sql(), (str(found.path),)).fetchall())
         wanted = {c.id for c in chunks}
         new = [c for c in chunks if c.id not in existing]
         gone = [seq for cid, seq in existing.items() if cid not in wanted]
@@ -179,7 +177,7 @@ class Indexer:
         with db.transaction(self.conn):
             for seq in gone:
                 vectors.delete_vector(self.conn, self.vec_table, seq)
-                self.conn.execute("DELETE FROM chunks WHERE seq = ?", (seq,))
+                self.conn.execute(chunks_sql.delete_by_seq_sql(), (seq,))
             ordinal = {c.id: i for i, c in enumerate(chunks)}
             for i, chunk in enumerate(new):
                 self._insert(chunk, None if vectors_new is None else vectors_new[i], ordinal[chunk.id])
@@ -213,9 +211,7 @@ class Indexer:
         table = self.build_table or self.vec_table
         stored = None if self.build_table else blob  # chunks.embedding: active model only
         self.conn.execute(
-            "INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "
-            "indexed_at, content_hash, content_date, title, location, people, ordinal) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            chunks_sql.insert_sql(),
             (chunk.id, chunk.source_file, chunk.source_type, chunk.content,
              json.dumps(chunk.metadata, ensure_ascii=False, default=str), stored, time.time(),
              chunk.content_hash, chunk.content_date, chunk.title, chunk.location,
@@ -227,13 +223,12 @@ class Indexer:
 
     def delete_file(self, path: str) -> FileOutcome:
         """Remove a file's chunks, FTS rows and vectors, and its state."""
-        seqs = [r[0] for r in self.conn.execute(
-            "SELECT seq FROM chunks WHERE source_file = ?", (path,))]
+        seqs = [r[0] for r in self.conn.execute(chunks_sql.seqs_by_file_sql(), (path,))]
         with db.transaction(self.conn):
             for seq in seqs:
                 vectors.delete_vector(self.conn, self.vec_table or db.active_vec_table(self.conn), seq)
-            self.conn.execute("DELETE FROM chunks WHERE source_file = ?", (path,))
-            self.conn.execute("DELETE FROM index_state WHERE source_file = ?", (path,))
+            self.conn.execute(chunks_sql.delete_by_file_sql(), (path,))
+            self.conn.execute(state_sql.delete_sql(), (path,))
         self.run.deleted += len(seqs)
         self.run.deleted_files += 1
         self.run.count("deleted.file_gone", len(seqs))
@@ -247,9 +242,8 @@ class Indexer:
         if self.embedder is None or not self.vec_table:
             return
         while True:
-            rows = self.conn.execute(
-                "SELECT seq, content, source_type, content_date FROM chunks "
-                "WHERE embedding IS NULL ORDER BY seq LIMIT ?", (EMBED_SUB_BATCH,)).fetchall()
+            rows = self.conn.execute(chunks_sql.unembedded_batch_sql(),
+                                     (EMBED_SUB_BATCH,)).fetchall()
             if not rows:
                 return
             embedded = self._embed([r[1] for r in rows])
@@ -259,7 +253,7 @@ class Indexer:
             with db.transaction(self.conn):
                 for (seq, _, source_type, date), vector in zip(rows, embedded, strict=True):
                     blob = vector.astype(np.float32).tobytes()
-                    self.conn.execute("UPDATE chunks SET embedding = ? WHERE seq = ?", (blob, seq))
+                    self.conn.execute(chunks_sql.update_embedding_sql(), (blob, seq))
                     vectors.insert_vector(self.conn, self.vec_table, seq, blob, source_type, date)
 
     def _finish_build(self) -> None:

@@ -22,9 +22,24 @@ import apsw
 import filelock
 
 from engine.index import runlog
+from engine.index.reports import (
+    BackupReport,
+    CheckReport,
+    FileSizes,
+    MaintenanceReport,
+    MaintenanceResult,
+    RepairReport,
+    VectorSlots,
+    WalCheckpoint,
+)
 from engine.index.runs import writer_lock
 from engine.settings import Settings
 from engine.store import db, vectors
+from engine.store.sql import chunks as chunks_sql
+from engine.store.sql import database as database_sql
+from engine.store.sql import fts as fts_sql
+from engine.store.sql import schema as schema_sql
+from engine.store.sql import vec as vec_sql
 
 VEC_SLOT_BYTES = 4  # float32 per dimension
 
@@ -50,19 +65,18 @@ def _scalar(conn: apsw.Connection, sql: str, params: tuple[Any, ...] = ()) -> An
 
 
 def vec_dimension(conn: apsw.Connection, table: str) -> int:
-    sql = _scalar(conn, "SELECT sql FROM sqlite_master WHERE name = ?", (table,)) or ""
+    sql = _scalar(conn, schema_sql.create_statement_sql(), (table,)) or ""
     match = re.search(r"\[(\d+)\]", sql)
     return int(match.group(1)) if match else int(db.get_meta(conn, "dimension") or 0)
 
 
-def dead_slots(conn: apsw.Connection) -> dict[str, Any]:
+def dead_slots(conn: apsw.Connection) -> VectorSlots:
     """Allocated, live and dead vec0 slots of the active table, and the dead fraction."""
     table = db.active_vec_table(conn)
-    empty = {"table": table, "allocated": 0, "live": 0, "dead": 0, "fraction": 0.0,
-             "dead_bytes": 0}
-    if not table or not db.table_exists(conn, f"{table}_chunks"):
+    empty = VectorSlots(table)
+    if not table or not db.table_exists(conn, vec_sql.chunks_table(table)):
         return empty
-    chunks = _rows(conn, f"SELECT chunk_id, size, validity FROM {table}_chunks ORDER BY chunk_id")
+    chunks = _rows(conn, vec_sql.slot_chunks_sql(table))
     if not chunks:
         return empty
     live_per_chunk = [int.from_bytes(v, "little").bit_count() for _, _, v in chunks]
@@ -71,59 +85,60 @@ def dead_slots(conn: apsw.Connection) -> dict[str, Any]:
     dead = sum(size - live for (_, size, _), live in zip(chunks[:-1], live_per_chunk[:-1],
                                                           strict=True))
     dim = vec_dimension(conn, table)
-    return {"table": table, "allocated": allocated, "live": sum(live_per_chunk), "dead": dead,
-            "fraction": round(dead / allocated, 4), "dead_bytes": dead * dim * VEC_SLOT_BYTES}
+    return VectorSlots(table=table, allocated=allocated, live=sum(live_per_chunk), dead=dead,
+                       fraction=round(dead / allocated, 4),
+                       dead_bytes=dead * dim * VEC_SLOT_BYTES)
 
 
-def file_size(path: Path) -> dict[str, int]:
-    sizes = {}
-    for suffix in ("", "-wal"):
-        p = path.with_name(path.name + suffix)
-        sizes["db" + suffix.replace("-", "_")] = p.stat().st_size if p.exists() else 0
-    sizes["total"] = sizes["db"] + sizes["db_wal"]
-    return sizes
+def bytes_on_disk(path: Path) -> int:
+    """The size of a file, 0 when it does not exist (no WAL yet, say)."""
+    return path.stat().st_size if path.exists() else 0
+
+
+def file_size(path: Path) -> FileSizes:
+    wal = path.with_name(path.name + "-wal")
+    return FileSizes(db=bytes_on_disk(path), db_wal=bytes_on_disk(wal))
 
 
 def stale_vec_tables(conn: apsw.Connection) -> list[str]:
     """vec0 tables neither active nor being built for a new embedder (left by a crash)."""
     known = {db.active_vec_table(conn), vectors.pending_table(conn)}
-    names = _rows(conn, "SELECT name FROM sqlite_master WHERE type = 'table' "
-                        "AND sql LIKE 'CREATE VIRTUAL TABLE%vec0%'")
+    names = _rows(conn, schema_sql.vec_tables_sql())
     return [n for (n,) in names if n not in known]
 
 
 # -- check and repair -----------------------------------------------------------------------
 
-def check(conn: apsw.Connection) -> dict[str, Any]:
+def check(conn: apsw.Connection) -> CheckReport:
     """Integrity checks on one consistent state; `ok` is False when any problem is listed.
 
     The FTS5 integrity-check is an INSERT, so it needs the write lock anyway: the checks run
     inside BEGIN IMMEDIATE (a writer waits, within its busy timeout) and are rolled back.
     """
     if not db.has_schema(conn):
-        return {"ok": True, "problems": [], "note": "no schema yet (empty index)"}
-    conn.execute("BEGIN IMMEDIATE")
+        return CheckReport(ok=True, problems=(), note="no schema yet (empty index)")
+    conn.execute(database_sql.begin_immediate_sql())
     try:
         return _check_in_transaction(conn)
     finally:
-        conn.execute("ROLLBACK")
+        conn.execute(database_sql.rollback_sql())
 
 
-def _check_in_transaction(conn: apsw.Connection) -> dict[str, Any]:
+def _check_in_transaction(conn: apsw.Connection) -> CheckReport:
     problems: list[str] = []
-    integrity = [r[0] for r in _rows(conn, "PRAGMA integrity_check")]
+    integrity = [r[0] for r in _rows(conn, database_sql.integrity_check_sql())]
     if integrity != ["ok"]:
         problems += [f"integrity_check: {line}" for line in integrity[:20]]
     fts_ok = db.fts_integrity_ok(conn)
     if not fts_ok:
         problems.append("the FTS5 index is out of sync with chunks (run --repair)")
     counts = db.counts(conn)
-    if counts["chunks"] != counts["fts"]:
-        problems.append(f"{counts['chunks']} chunks but {counts['fts']} FTS rows (run --repair)")
+    if counts.chunks != counts.fts:
+        problems.append(f"{counts.chunks} chunks but {counts.fts} FTS rows (run --repair)")
     orphans = _orphans(conn)
-    if counts["embedded"] != counts["vectors"] or orphans["orphan_vectors"] or orphans[
+    if counts.embedded != counts.vectors or orphans["orphan_vectors"] or orphans[
             "missing_vectors"]:
-        problems.append(f"{counts['embedded']} embedded chunks but {counts['vectors']} vectors "
+        problems.append(f"{counts.embedded} embedded chunks but {counts.vectors} vectors "
                         f"({orphans['orphan_vectors']} without chunk, "
                         f"{orphans['missing_vectors']} missing; run --repair)")
     if orphans["orphan_chunk_files"]:
@@ -132,24 +147,20 @@ def _check_in_transaction(conn: apsw.Connection) -> dict[str, Any]:
     stale = stale_vec_tables(conn)
     if stale:
         problems.append(f"stale vector table(s) {', '.join(stale)} (run --repair)")
-    return {"ok": not problems, "problems": problems, "integrity": integrity[:20],
-            "fts_ok": fts_ok, "counts": counts, **orphans, "stale_vec_tables": stale,
-            "dead_slots": dead_slots(conn)}
+    return CheckReport(ok=not problems, problems=tuple(problems), integrity=tuple(integrity[:20]),
+                       fts_ok=fts_ok, counts=counts, orphan_vectors=orphans["orphan_vectors"],
+                       missing_vectors=orphans["missing_vectors"],
+                       orphan_chunk_files=orphans["orphan_chunk_files"],
+                       stale_vec_tables=tuple(stale), dead_slots=dead_slots(conn))
 
 
 def _orphans(conn: apsw.Connection) -> dict[str, int]:
     table = db.active_vec_table(conn)
     result = {"orphan_vectors": 0, "missing_vectors": 0}
-    if table and db.table_exists(conn, f"{table}_rowids"):
-        result["orphan_vectors"] = _scalar(
-            conn, f"SELECT count(*) FROM {table}_rowids r "
-                  "WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.seq = r.rowid)")
-        result["missing_vectors"] = _scalar(
-            conn, f"SELECT count(*) FROM chunks c WHERE c.embedding IS NOT NULL "
-                  f"AND NOT EXISTS (SELECT 1 FROM {table}_rowids r WHERE r.rowid = c.seq)")
-    result["orphan_chunk_files"] = _scalar(
-        conn, "SELECT count(DISTINCT source_file) FROM chunks c WHERE NOT EXISTS "
-              "(SELECT 1 FROM index_state s WHERE s.source_file = c.source_file)")
+    if table and db.table_exists(conn, vec_sql.rowids_table(table)):
+        result["orphan_vectors"] = _scalar(conn, vec_sql.count_orphans_sql(table))
+        result["missing_vectors"] = _scalar(conn, vec_sql.count_missing_sql(table))
+    result["orphan_chunk_files"] = _scalar(conn, chunks_sql.count_orphan_files_sql())
     return result
 
 
@@ -162,49 +173,47 @@ def rebuild_vectors(conn: apsw.Connection) -> int:
     table = db.active_vec_table(conn)
     if not table:
         return 0
-    create = _scalar(conn, "SELECT sql FROM sqlite_master WHERE name = ?", (table,))
+    create = _scalar(conn, schema_sql.create_statement_sql(), (table,))
     with db.transaction(conn):
         if create is None:
-            create = db.vec_table_sql(table, int(db.get_meta(conn, "dimension") or 0))
+            create = vec_sql.create_table_sql(table, int(db.get_meta(conn, "dimension") or 0))
         else:
-            conn.execute(f"DROP TABLE {table}")
+            conn.execute(vec_sql.drop_table_sql(table))
         conn.execute(create)
         rows = 0
-        cursor = conn.cursor().execute(
-            "SELECT seq, embedding, source_type, content_date FROM chunks "
-            "WHERE embedding IS NOT NULL ORDER BY seq")
+        cursor = conn.cursor().execute(chunks_sql.embedded_vectors_sql())
         for seq, blob, source_type, content_date in cursor:
             vectors.insert_vector(conn, table, seq, blob, source_type, content_date)
             rows += 1
     return rows
 
 
-def repair(conn: apsw.Connection) -> dict[str, Any]:
+def repair(conn: apsw.Connection) -> RepairReport:
     """Rebuild FTS and vectors from `chunks`; drop orphan chunks and stale vector tables."""
     started = time.perf_counter()
     with db.transaction(conn):
-        dropped = _scalar(conn, "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
-                                "(SELECT 1 FROM index_state s WHERE s.source_file = c.source_file)")
+        dropped = _scalar(conn, chunks_sql.count_orphans_sql())
         # The next reindex re-reads these files if they still exist (they have no state).
-        conn.execute("DELETE FROM chunks WHERE NOT EXISTS "
-                     "(SELECT 1 FROM index_state s WHERE s.source_file = chunks.source_file)")
-        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild')")
+        conn.execute(chunks_sql.delete_orphans_sql())
+        conn.execute(fts_sql.rebuild_sql())
         stale = stale_vec_tables(conn)
         for table in stale:
-            conn.execute(f"DROP TABLE {table}")
+            conn.execute(vec_sql.drop_table_sql(table))
     rebuilt = rebuild_vectors(conn)
-    return {"orphan_chunks_dropped": dropped, "stale_tables_dropped": stale,
-            "vectors_rebuilt": rebuilt, "seconds": round(time.perf_counter() - started, 3)}
+    return RepairReport(orphan_chunks_dropped=dropped, stale_tables_dropped=tuple(stale),
+                        vectors_rebuilt=rebuilt,
+                        seconds=round(time.perf_counter() - started, 3))
 
 
 # -- maintenance ----------------------------------------------------------------------------
 
-def checkpoint(conn: apsw.Connection) -> dict[str, int]:
-    busy, log, done = _rows(conn, "PRAGMA wal_checkpoint(TRUNCATE)")[0]
-    return {"busy": busy, "log_frames": log, "checkpointed": done}
+def checkpoint(conn: apsw.Connection) -> WalCheckpoint:
+    busy, log, done = _rows(conn, database_sql.checkpoint_truncate_sql())[0]
+    return WalCheckpoint(busy=busy, log_frames=log, checkpointed=done)
 
 
-def run_maintenance(conn: apsw.Connection, db_path: Path, *, vacuum: bool = True) -> dict[str, Any]:
+def run_maintenance(conn: apsw.Connection, db_path: Path, *,
+                    vacuum: bool = True) -> MaintenanceReport:
     """Rebuild vectors, VACUUM, checkpoint; the caller holds the writer lock."""
     timings: dict[str, float] = {}
 
@@ -219,18 +228,16 @@ def run_maintenance(conn: apsw.Connection, db_path: Path, *, vacuum: bool = True
     timed("rebuild_vectors", started)
     if vacuum:
         started = time.perf_counter()
-        conn.execute("VACUUM")
+        conn.execute(database_sql.vacuum_sql())
         timed("vacuum", started)
     started = time.perf_counter()
     wal = checkpoint(conn)
     timed("checkpoint", started)
-    after = file_size(db_path)
-    return {"size_before": before, "size_after": after,
-            "bytes_reclaimed": before["total"] - after["total"], "vectors_rebuilt": rows,
-            "counts_before": counts_before, "counts_after": db.counts(conn),
-            "dead_slots_before": slots_before, "dead_slots_after": dead_slots(conn),
-            "vacuum": vacuum, "wal_checkpoint": wal, "timings": timings,
-            "seconds": round(sum(timings.values()), 3)}
+    return MaintenanceReport(size_before=before, size_after=file_size(db_path),
+                             vectors_rebuilt=rows, counts_before=counts_before,
+                             counts_after=db.counts(conn), dead_slots_before=slots_before,
+                             dead_slots_after=dead_slots(conn), vacuum=vacuum,
+                             wal_checkpoint=wal, timings=timings)
 
 
 def _open_existing(settings: Settings) -> apsw.Connection:
@@ -240,7 +247,7 @@ def _open_existing(settings: Settings) -> apsw.Connection:
 
 
 def maintain(settings: Settings, *, vacuum: bool = True, do_check: bool = False,
-             do_repair: bool = False) -> dict[str, Any]:
+             do_repair: bool = False) -> MaintenanceResult:
     """Run maintenance (or only check / repair) as the one writer; logs one run-log line.
 
     Raises MaintenanceBusy at once when another writer holds the lock.
@@ -265,38 +272,36 @@ def maintain(settings: Settings, *, vacuum: bool = True, do_check: bool = False,
 
 
 def maintain_locked(conn: apsw.Connection, settings: Settings, *, vacuum: bool = True,
-                    do_check: bool = False, do_repair: bool = False) -> dict[str, Any]:
+                    do_check: bool = False, do_repair: bool = False) -> MaintenanceResult:
     """`maintain` for a caller that already holds the writer lock (the writer thread)."""
     if not db.has_schema(conn):
-        return {"check": check(conn)}
-    result: dict[str, Any] = {}
-    if do_repair:
-        result["repair"] = repair(conn)
-    if not do_check and not do_repair:
-        result["maintenance"] = run_maintenance(conn, settings.db_path, vacuum=vacuum)
-    if do_check or do_repair:
-        result["check"] = check(conn)
+        return MaintenanceResult(check=check(conn))
+    repaired = repair(conn) if do_repair else None
+    maintained = (None if do_check or do_repair
+                  else run_maintenance(conn, settings.db_path, vacuum=vacuum))
+    checked = check(conn) if do_check or do_repair else None
+    result = MaintenanceResult(maintenance=maintained, repair=repaired, check=checked)
     kind = "repair" if do_repair else ("check" if do_check else "maintenance")
     runlog.append(settings, runlog.make_record(kind, **_log_fields(result)))
     return result
 
 
-def _log_fields(result: dict[str, Any]) -> dict[str, Any]:
+def _log_fields(result: MaintenanceResult) -> dict[str, Any]:
+    """The run-log fields of a result: a summary of maintenance, the repair, the check's verdict."""
     fields: dict[str, Any] = {}
-    if "maintenance" in result:
-        m = result["maintenance"]
-        fields.update(seconds=m["seconds"], timings=m["timings"],
-                      bytes_reclaimed=m["bytes_reclaimed"], size_before=m["size_before"]["total"],
-                      size_after=m["size_after"]["total"], vectors_rebuilt=m["vectors_rebuilt"],
-                      dead_slots_before=m["dead_slots_before"]["dead"])
-    if "repair" in result:
-        fields["repair"] = result["repair"]
-    if "check" in result:
-        fields.update(ok=result["check"]["ok"], problems=result["check"]["problems"])
+    if (m := result.maintenance) is not None:
+        fields.update(seconds=m.seconds, timings=dict(m.timings),
+                      bytes_reclaimed=m.bytes_reclaimed, size_before=m.size_before.total,
+                      size_after=m.size_after.total, vectors_rebuilt=m.vectors_rebuilt,
+                      dead_slots_before=m.dead_slots_before.dead)
+    if result.repair is not None:
+        fields["repair"] = result.repair.as_json()
+    if result.check is not None:
+        fields.update(ok=result.check.ok, problems=list(result.check.problems))
     return fields
 
 
-def check_index(settings: Settings) -> dict[str, Any]:
+def check_index(settings: Settings) -> CheckReport:
     """Check without the writer lock (safe while the watcher runs); logs one run-log line."""
     conn = _open_existing(settings)
     started = time.perf_counter()
@@ -306,11 +311,11 @@ def check_index(settings: Settings) -> dict[str, Any]:
         conn.close()
     runlog.append(settings, runlog.make_record(
         "check", seconds=round(time.perf_counter() - started, 3), **_log_fields(
-            {"check": result})))
+            MaintenanceResult(check=result))))
     return result
 
 
-def backup(settings: Settings, target: Path, *, force: bool = False) -> dict[str, Any]:
+def backup(settings: Settings, target: Path, *, force: bool = False) -> BackupReport:
     """A consistent online copy with VACUUM INTO; safe while a writer runs."""
     target = target.expanduser().absolute()
     if target.exists() and not force:
@@ -322,7 +327,7 @@ def backup(settings: Settings, target: Path, *, force: bool = False) -> dict[str
     conn = _open_existing(settings)
     started = time.perf_counter()
     try:
-        conn.execute("VACUUM INTO ?", (str(partial),))
+        conn.execute(database_sql.vacuum_into_sql(), (str(partial),))
     except apsw.Error as exc:
         partial.unlink(missing_ok=True)
         raise BackupError(f"cannot write {target}: {exc}") from None
@@ -330,5 +335,5 @@ def backup(settings: Settings, target: Path, *, force: bool = False) -> dict[str
         conn.close()
     os.chmod(partial, 0o600)
     os.replace(partial, target)  # never a half-written file under the final name
-    return {"path": str(target), "bytes": target.stat().st_size,
-            "seconds": round(time.perf_counter() - started, 3)}
+    return BackupReport(path=str(target), bytes=target.stat().st_size,
+                        seconds=round(time.perf_counter() - started, 3))

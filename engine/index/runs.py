@@ -27,8 +27,10 @@ from engine.index.routes import Found, classify, discover
 from engine.records import IndexStats
 from engine.settings import Settings
 from engine.store import db, vectors
+from engine.store.sql import state as state_sql
 
 ShouldStop = Callable[[], bool]
+MakeEmbedder = Callable[[Settings], Embedder]
 
 
 def _never() -> bool:
@@ -62,11 +64,11 @@ def open_writer(settings: Settings) -> apsw.Connection:
     return conn
 
 
-def load_embedder(settings: Settings, conn: apsw.Connection,
-                  reporter: Reporter) -> Embedder | None:
+def load_embedder(settings: Settings, conn: apsw.Connection, reporter: Reporter,
+                  make: MakeEmbedder = create_embedder) -> Embedder | None:
     """The configured embedder with its vec0 table active, or None (keyword-only indexing)."""
     try:
-        embedder = create_embedder(settings)
+        embedder = make(settings)
         vectors.ensure_vec_table(conn, embedder)
     except EmbedderError as exc:
         reporter.on_error("<embedder>", f"no embedder, indexing without vectors: {exc}")
@@ -75,14 +77,15 @@ def load_embedder(settings: Settings, conn: apsw.Connection,
 
 
 def prepare_embedder(conn: apsw.Connection, settings: Settings, reporter: Reporter,
-                     embedder: Embedder | None, *, load: bool) -> tuple[Embedder | None, str]:
+                     embedder: Embedder | None, *, load: bool,
+                     make: MakeEmbedder = create_embedder) -> tuple[Embedder | None, str]:
     """The run's embedder with its vec0 table ready, and why missing vectors get embedded:
     "embedder_change" when this made another embedder active, else "missing_vector"."""
     before = db.get_meta(conn, "embedder")
     if embedder is not None:
         vectors.ensure_vec_table(conn, embedder)  # another process may have switched
     elif load:
-        embedder = load_embedder(settings, conn, reporter)
+        embedder = load_embedder(settings, conn, reporter, make)
     changed = bool(before) and before != db.get_meta(conn, "embedder")
     return embedder, "embedder_change" if changed else "missing_vector"
 
@@ -91,9 +94,7 @@ def known_under(conn: apsw.Connection, path: Path) -> list[str]:
     """Indexed files at `path`, or under it if it is (or was) a folder."""
     target = str(path.resolve() if path.parent.exists() else path.absolute())
     prefix = target.rstrip(os.sep) + os.sep
-    rows = conn.execute(
-        "SELECT source_file FROM index_state WHERE source_file = ? "
-        "OR substr(source_file, 1, ?) = ?", (target, len(prefix), prefix)).fetchall()
+    rows = conn.execute(state_sql.known_under_sql(), (target, len(prefix), prefix)).fetchall()
     return [r[0] for r in rows]
 
 
@@ -145,7 +146,7 @@ def reconcile(indexer: Indexer, *, force: bool = False,
     targets = list(discover(indexer.settings))
     indexer.run.add_time("discover", started)
     on_disk = {str(f.path) for f in targets}
-    known = [r[0] for r in indexer.conn.execute("SELECT source_file FROM index_state")]
+    known = [r[0] for r in indexer.conn.execute(state_sql.files_sql())]
     return _visit(indexer, targets, [k for k in known if k not in on_disk], force=force,
                   should_stop=should_stop)
 
@@ -200,10 +201,12 @@ def _record_last_run(conn: apsw.Connection, stats: IndexStats) -> None:
 
 def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | None = None,
             reporter: Reporter | None = None, full: bool = False,
-            embedder: Embedder | None = None, kind: str | None = None) -> IndexStats:
+            embedder: Embedder | None = None, kind: str | None = None,
+            make: MakeEmbedder = create_embedder) -> IndexStats:
     """Index what changed under the roots (or only `paths`), as a one-shot writer.
 
     Takes the writer lock, opens the one write connection, runs `run_index`, closes it.
+    `make` loads the configured embedder (an engine passes its pool's, to load it once).
     """
     from engine.settings import load_settings
 
@@ -213,7 +216,8 @@ def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | N
     with writer_lock(settings):
         conn = open_writer(settings)
         try:
-            embedder, reason = prepare_embedder(conn, settings, reporter, embedder, load=True)
+            embedder, reason = prepare_embedder(conn, settings, reporter, embedder, load=True,
+                                                make=make)
             return run_index(conn, settings, embedder, reporter, paths=paths, full=full,
                              kind=kind, missing_reason=reason, started=started).stats
         finally:

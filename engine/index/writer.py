@@ -18,9 +18,10 @@ from typing import Any, TypeVar
 
 import apsw
 
-from engine.embedders import Embedder
+from engine.embedders import Embedder, EmbedderPool, create_embedder
 from engine.index import maintenance
 from engine.index.indexer import FileOutcome, NullReporter, Reporter
+from engine.index.reports import MaintenanceResult
 from engine.index.runs import open_writer, prepare_embedder, run_index, writer_lock
 from engine.records import IndexStats
 from engine.settings import Settings
@@ -41,8 +42,10 @@ class Writer:
     """A single-thread executor that owns the write connection and the embedder."""
 
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None,
-                 reporter: Reporter | None = None) -> None:
+                 reporter: Reporter | None = None, embedders: EmbedderPool | None = None) -> None:
+        """`embedders`: the engine's pool, so the writer and the readers share one model."""
         self.settings = settings
+        self._make = create_embedder if embedders is None else embedders.get
         self.reporter = reporter or NullReporter()
         self._embedder = embedder
         self._embedder_tried = embedder is not None
@@ -71,7 +74,7 @@ class Writer:
         """A normal reindex of every root: unchanged files are skipped by mtime/size."""
         return self.submit(lambda: self._run("reindex-full" if full else "reconcile", full=full))
 
-    def maintenance(self, *, vacuum: bool = True) -> Future[dict[str, Any]]:
+    def maintenance(self, *, vacuum: bool = True) -> Future[MaintenanceResult]:
         """Rebuild vectors and VACUUM, as the one writer."""
         return self.submit(lambda: self._maintenance(vacuum))
 
@@ -111,7 +114,7 @@ class Writer:
             conn = self._connection()
             self._embedder, reason = prepare_embedder(
                 conn, self.settings, self.reporter, self._embedder,
-                load=not self._embedder_tried)
+                load=not self._embedder_tried, make=self._make)
             self._embedder_tried = True
             result = run_index(conn, self.settings, self._embedder, self.reporter, paths=paths,
                                full=full, kind="watch" if paths is not None else kind,
@@ -119,7 +122,7 @@ class Writer:
                                started=started)
         return BatchResult(kind, result.stats, result.changes)
 
-    def _maintenance(self, vacuum: bool) -> dict[str, Any]:
+    def _maintenance(self, vacuum: bool) -> MaintenanceResult:
         with writer_lock(self.settings):
             return maintenance.maintain_locked(self._connection(), self.settings, vacuum=vacuum)
 

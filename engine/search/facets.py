@@ -15,12 +15,7 @@ from engine.people import PeopleMatcher
 from engine.records import Person
 from engine.search import fts
 from engine.search.filters import Filters, chunk_filter_sql
-
-
-def type_counts_sql(filter_sql: str) -> str:
-    return ("SELECT c.source_type, count(*) FROM chunks_fts "
-            "JOIN chunks c ON c.seq = chunks_fts.rowid "
-            f"WHERE chunks_fts MATCH ?{filter_sql} GROUP BY c.source_type")
+from engine.store.sql.fts import type_counts_sql
 
 
 def type_counts(conn: apsw.Connection, query: str, *, matcher: PeopleMatcher | None = None,

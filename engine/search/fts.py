@@ -1,8 +1,15 @@
-"""Keyword side: turning any user text into a safe FTS5 query, and the BM25 SQL."""
+"""Keyword side: turning any user text into a safe FTS5 query.
+
+The BM25 and highlight SQL live with the other chunks_fts statements in
+engine/store/sql/fts.py; they are re-exported here for callers of `fts.bm25_sql`.
+"""
 
 from __future__ import annotations
 
 import re
+
+from engine.store.sql.fts import bm25_sql as bm25_sql
+from engine.store.sql.fts import highlight_sql as highlight_sql
 
 STOP_WORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "did", "does", "what's", "whats", "aren", "couldn", "didn", "doesn", "don", "hadn", "hasn", "haven", "isn", "shouldn", "wasn", "weren", "wouldn"])
 
@@ -56,25 +63,3 @@ def match_expression(terms: list[str], prefix_last: bool = False,
         quoted[-1] = quoted[-1] + "*"
     return (" AND " if require_all else " OR ").join(quoted)
 
-
-def bm25_sql(filter_sql: str) -> str:
-    """Top-k BM25 over chunks_fts joined to chunks, with the filters pushed into the query.
-
-    Title hits weigh double: a title names what a chunk is about. The weights go through
-    FTS5's `rank` column (`rank MATCH 'bm25(…)'`) and the order is `ORDER BY rank`, so FTS5
-    sorts its own matches and SQLite reads them in order, joining `chunks` only until the
-    limit is met. `ORDER BY bm25(…)` returns the same list but makes SQLite join and sort
-    every match: 200 ms against 41 ms p50 at 100k chunks (docs/benchmarks.md).
-    """
-    return (
-        "SELECT c.seq, chunks_fts.rank AS score FROM chunks_fts "
-        "JOIN chunks c ON c.seq = chunks_fts.rowid "
-        f"WHERE chunks_fts MATCH ? AND chunks_fts.rank MATCH 'bm25(1.0, 2.0)'{filter_sql} "
-        "ORDER BY chunks_fts.rank LIMIT ?"
-    )
-
-
-def highlight_sql(count: int) -> str:
-    marks = ",".join("?" * count)
-    return ("SELECT rowid, highlight(chunks_fts, 0, char(2), char(3)) FROM chunks_fts "
-            f"WHERE chunks_fts MATCH ? AND rowid IN ({marks})")

@@ -7,22 +7,22 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import apsw
 import numpy as np
 
-from engine.embedders import Embedder, Vectors
+from engine.embedders import Embedder, EmbedderPool, Vectors, create_embedder
 from engine.people import PeopleMatcher, load_people, profile_text
 from engine.records import Person, SearchResult
 from engine.search import fts, stages
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
 from engine.search.query_embedder import QueryEmbedder
 from engine.search.snippets import make_snippet
-from engine.search.vector_cache import VectorCache, shared_cache
+from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
+from engine.store.sql import chunks, vec
 
 MODES = ("hybrid", "vector", "bm25")
 KNN_MAX = 4096
@@ -55,25 +55,35 @@ class Searcher:
     """A read connection, the query embedder and the people table, reused across queries."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None, *,
-                 vector_cache: bool | None = None) -> None:
-        """`vector_cache`: serve the vector side from the process's in-memory matrix
-        (engine/search/vector_cache.py); None follows `search.vector_cache`. A one-shot
-        process passes False: one vec0 scan is cheaper than loading every vector."""
+                 vector_cache: VectorCache | bool | None = None,
+                 embedders: EmbedderPool | None = None,
+                 people: Sequence[Person] | None = None) -> None:
+        """`vector_cache`: serve the vector side from an in-memory matrix
+        (engine/search/vector_cache.py): a `VectorCache` to share (an engine's readers do),
+        True for one of its own, False for none, None to follow `search.vector_cache`. A
+        one-shot process passes False: one vec0 scan is cheaper than loading every vector.
+        `embedders` and `people`: what an engine already loaded, shared by its readers."""
         self.settings = settings
+        self.config = settings.search
         path = settings.db_path
         if not path.exists():
             raise NoIndexError(f"no index at {path}; run 'memex reindex' or 'memex demo' first")
         self.conn = db.connect(path, create=False)
         if not db.has_schema(self.conn):
+            self.conn.close()
             raise NoIndexError(f"{path} holds no Memex index; run 'memex reindex' first")
-        self._query_embedder = QueryEmbedder(settings, self.conn, embedder)
-        self.matcher = PeopleMatcher(load_people(settings))
+        make = create_embedder if embedders is None else embedders.get
+        self._query_embedder = QueryEmbedder(settings, self.conn, embedder, make)
+        self.matcher = PeopleMatcher(load_people(settings) if people is None else people)
         self._lock = threading.Lock()
-        use_cache = settings.search.vector_cache if vector_cache is None else vector_cache
-        self.vector_cache: VectorCache | None = shared_cache(path) if use_cache else None
+        self.vector_cache, self._owns_cache = _vector_cache(settings, vector_cache)
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the connection (after a search running on another thread finishes)."""
+        with self._lock:
+            if self._owns_cache and self.vector_cache is not None:
+                self.vector_cache.close()
+            self.conn.close()
 
     # -- retrievers -------------------------------------------------------------------------
 
@@ -103,15 +113,11 @@ class Searcher:
         if filters.people:
             # People are not vec0 metadata: score the filtered chunks exactly instead.
             where, params = chunk_filter_sql(filters)
-            rows = self.conn.execute(
-                "SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL"
-                f"{where} ORDER BY vec_distance_cosine(c.embedding, ?) LIMIT ?",
-                (*params, blob, k)).fetchall()
+            rows = self.conn.execute(chunks.exact_knn_sql(where), (*params, blob, k)).fetchall()
             return [r[0] for r in rows]
         where, params = vec_filter_sql(filters)
-        rows = self.conn.execute(
-            f"SELECT rowid FROM {table} WHERE embedding MATCH ? AND k = ?{where} ORDER BY distance",
-            (blob, min(k, KNN_MAX), *params)).fetchall()
+        rows = self.conn.execute(vec.knn_sql(table, where),
+                                 (blob, min(k, KNN_MAX), *params)).fetchall()
         return [r[0] for r in rows]
 
     # -- pipeline ---------------------------------------------------------------------------
@@ -124,35 +130,21 @@ class Searcher:
         started = time.perf_counter()
         if mode not in MODES:
             raise SearchError(f"unknown mode '{mode}' (use one of: {', '.join(MODES)})")
-        s = self.settings
-        limit = limit or s.search.limit
+        cfg = self.config
+        limit = limit or cfg.limit
         if limit < 1:
             raise SearchError("limit must be at least 1")
         filters = Filters(tuple(source_types or ()), _iso(since, "since"), _iso(until, "until"),
                           self._people(people or ()))
         warnings: list[str] = []
         query = query.replace("\x00", " ")[:2000]
-        terms = fts.query_terms(query, s.search.stop_words)
+        terms = fts.query_terms(query, cfg.stop_words)
         # A floor on the pool, so the head of a short list is the head of a long one.
-        k = max(limit * s.search.overfetch, s.search.min_candidates)
+        k = max(limit * cfg.overfetch, cfg.min_candidates)
         # One read transaction: every statement of this search sees the same snapshot,
         # so a commit by the writer mid-search cannot mix two states of the index.
         with self._lock, db.read_snapshot(self.conn):
-            lists: dict[str, list[int]] = {}
-            if mode in ("hybrid", "bm25"):
-                lists["bm25"] = self.bm25(terms, k, filters, prefix)
-            if mode == "hybrid" and s.search.exact_weight > 0 and len(lists["bm25"]) > 0:
-                # Chunks holding every query term are voted for once more, so vector noise
-                # cannot push an exact match out of the head.
-                lists["exact"] = self.bm25(terms, k, filters, prefix, require_all=True)
-            if mode in ("hybrid", "vector"):
-                qvec = self._query_vector(query, warnings) if query.strip() else None
-                if qvec is not None:
-                    lists["vector"] = self.vector(qvec, k, filters)
-                elif mode == "vector" or warnings:
-                    lists["bm25"] = self.bm25(terms, k, filters, prefix)
-                    lists.pop("exact", None)
-                    mode = "bm25"
+            lists, mode = self._retrieve(query, terms, k, filters, mode, prefix, warnings)
             candidates = self._fuse(lists)
             rows = self._rows([c.key for c in candidates])
             candidates = [replace(c, source_type=rows[int(c.key)]["source_type"],
@@ -164,42 +156,60 @@ class Searcher:
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(query, mode, results, warnings, took)
 
+    def _retrieve(self, query: str, terms: list[str], k: int, filters: Filters, mode: str,
+                  prefix: bool, warnings: list[str]) -> tuple[dict[str, list[int]], str]:
+        """Each retriever's ranked seqs, and the mode used (bm25 when the vector side
+        cannot run: no model, a failing server, an empty query)."""
+        lists: dict[str, list[int]] = {}
+        if mode in ("hybrid", "bm25"):
+            lists["bm25"] = self.bm25(terms, k, filters, prefix)
+        if mode == "hybrid" and self.config.exact_weight > 0 and len(lists["bm25"]) > 0:
+            # Chunks holding every query term are voted for once more, so vector noise
+            # cannot push an exact match out of the head.
+            lists["exact"] = self.bm25(terms, k, filters, prefix, require_all=True)
+        if mode in ("hybrid", "vector"):
+            qvec = self._query_vector(query, warnings) if query.strip() else None
+            if qvec is not None:
+                lists["vector"] = self.vector(qvec, k, filters)
+            elif mode == "vector" or warnings:
+                lists["bm25"] = self.bm25(terms, k, filters, prefix)
+                lists.pop("exact", None)
+                mode = "bm25"
+        return lists, mode
+
     def _fuse(self, lists: dict[str, list[int]]) -> list[stages.Candidate]:
-        s = self.settings
-        weights = {"bm25": s.search.bm25_weight, "vector": s.search.vector_weight,
-                   "exact": s.search.exact_weight}
+        cfg = self.config
+        weights = {"bm25": cfg.bm25_weight, "vector": cfg.vector_weight,
+                   "exact": cfg.exact_weight}
         fused = stages.rrf_fuse({n: [str(x) for x in v] for n, v in lists.items()},
-                                s.search.rrf_k, weights)
+                                cfg.rrf_k, weights)
         out = [stages.Candidate(key, score, ranks=ranks, explain={"rrf": round(score, 6), **{
             f"{n}_rank": r + 1 for n, r in ranks.items()}}) for key, (score, ranks) in fused.items()]
         return sorted(out, key=lambda c: c.score, reverse=True)
 
     def _rank(self, candidates: list[stages.Candidate], query: str, filters: Filters,
               now: datetime | None, limit: int) -> list[stages.Candidate]:
-        s = self.settings
-        if s.search.recency:
-            clock = now or (datetime.fromisoformat(s.now) if s.now else datetime.now())
-            candidates = stages.apply_recency(candidates, clock, s.search.half_lives,
-                                              s.search.default_half_life, s.search.decay_floor,
-                                              s.search.recency_weight)
-        if s.search.entity_injection and not filters.source_types:
+        cfg, fixed_now = self.config, self.settings.now
+        if cfg.recency:
+            clock = now or (datetime.fromisoformat(fixed_now) if fixed_now else datetime.now())
+            candidates = stages.apply_recency(candidates, clock, cfg.half_lives,
+                                              cfg.default_half_life, cfg.decay_floor,
+                                              cfg.recency_weight)
+        if cfg.entity_injection and not filters.source_types:
             person = self.matcher.find(query)
             profile = None if person is None else stages.Candidate(
                 f"profile:{person.slug}", 0.0, source_type="profile")
             candidates = stages.inject_entity(candidates, profile, head=limit)
-        if s.search.diversity:
-            candidates = stages.mmr_diversify(candidates, s.search.mmr_top,
-                                              s.search.mmr_lambda, s.search.max_per_type)
+        if cfg.diversity:
+            candidates = stages.mmr_diversify(candidates, cfg.mmr_top, cfg.mmr_lambda,
+                                              cfg.max_per_type)
         return candidates
 
     def _rows(self, keys: list[str]) -> dict[int, dict[str, Any]]:
         seqs = [int(k) for k in keys if k.isdigit()]
         if not seqs:
             return {}
-        marks = ",".join("?" * len(seqs))
-        cursor = self.conn.execute(
-            "SELECT seq, id, source_file, source_type, content, content_date, title, location, "
-            f"metadata FROM chunks WHERE seq IN ({marks})", seqs)
+        cursor = self.conn.execute(chunks.rows_by_seq_sql(len(seqs)), seqs)
         names = ("seq", "id", "source_file", "source_type", "content", "content_date", "title",
                  "location", "metadata")
         return {row[0]: dict(zip(names, row, strict=True)) for row in cursor}
@@ -224,7 +234,7 @@ class Searcher:
                 continue
             row = rows[int(c.key)]
             snippet, matched = make_snippet(row["content"], marked.get(row["seq"]),
-                                            self.settings.search.snippet_chars)
+                                            self.config.snippet_chars)
             results.append(SearchResult(
                 id=row["id"], content=row["content"], source_file=row["source_file"],
                 source_type=row["source_type"], score=c.score, matched_terms=matched,
@@ -240,7 +250,7 @@ class Searcher:
         return SearchResult(
             id=c.key, content=text, source_file=str(self.settings.people_file),
             source_type="profile", score=c.score, title=person.name,
-            snippet=text[: self.settings.search.snippet_chars], profile=person.as_dict(),
+            snippet=text[: self.config.snippet_chars], profile=person.as_dict(),
             explain=dict(c.explain) if explain else None)
 
     def _people(self, names: Sequence[str]) -> tuple[Person, ...]:
@@ -263,14 +273,11 @@ def _iso(value: str | None, what: str) -> str | None:
         raise SearchError(f"--{what} must be a date like 2026-05-31, got '{value}'") from None
 
 
-_SEARCHERS: dict[tuple[str, int], Searcher] = {}
-
-
-def cached_searcher(settings: Settings) -> Searcher:
-    """One Searcher per index and settings object in this process (warm queries)."""
-    key = (str(Path(settings.db_path).resolve()), id(settings))
-    if key not in _SEARCHERS:
-        _SEARCHERS[key] = Searcher(settings)
-    return _SEARCHERS[key]
-
-
+def _vector_cache(settings: Settings,
+                  wanted: VectorCache | bool | None) -> tuple[VectorCache | None, bool]:
+    """The cache a Searcher uses, and whether it is the Searcher's own (to close)."""
+    if isinstance(wanted, VectorCache):
+        return wanted, False
+    if wanted if wanted is not None else settings.search.vector_cache:
+        return VectorCache(settings.db_path), True
+    return None, False

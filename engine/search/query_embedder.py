@@ -12,6 +12,7 @@ dead server once per keystroke.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import apsw
@@ -45,9 +46,13 @@ class QueryEmbedder:
     """Keeps the right embedder for the index across queries (and across a swap)."""
 
     def __init__(self, settings: Settings, conn: apsw.Connection,
-                 embedder: Embedder | None = None) -> None:
+                 embedder: Embedder | None = None,
+                 make: Callable[[Settings], Embedder] = create_embedder) -> None:
+        """`embedder` fixes the model; otherwise `make` loads the index's (an engine passes
+        its EmbedderPool's `get`, so its readers share one model)."""
         self.settings = settings
         self.conn = conn
+        self._make = make
         self._fixed = embedder is not None
         self._embedder = embedder
         self._error: str | None = None
@@ -61,7 +66,7 @@ class QueryEmbedder:
         self._for_key, self._embedder, self._error = active, None, None
         try:
             chosen = index_settings(self.settings, vectors.active_config(self.conn))
-            self._embedder = create_embedder(chosen)
+            self._embedder = self._make(chosen)
         except EmbedderError as exc:
             self._error = str(exc)
         return self._embedder

@@ -6,8 +6,9 @@ long-lived process (the desktop app, `engine.search`) keeps the matrix; a one-sh
 (`memex --search`) does not, since loading 100k vectors (~1.5 s) costs more than one vec0
 scan. sqlite-vec stays the store, the path of one-shot processes and of the person filter.
 
-One cache per index file is shared by every Searcher of the process (the desktop runs one
-per reader thread), on its own read connection, behind a lock. It follows the index:
+One cache per engine (`engine.core.Engine`) is shared by its Searchers (the desktop runs one
+per reader thread), on its own read connection, behind a lock; a Searcher made on its own
+may hold a private one. It follows the index:
 `PRAGMA data_version` (per connection; changes when another connection commits) is the
 cheap check made before each query; when it moved, the cache compares the `(seq, id)` pairs
 of the embedded chunks (read from the covering index on `chunks.id`) with what it holds,
@@ -31,6 +32,7 @@ import numpy.typing as npt
 from engine.records import Person
 from engine.search.filters import Filters, chunk_filter_sql
 from engine.store import db
+from engine.store.sql import chunks, database
 
 FloatArray = npt.NDArray[np.float32]
 SeqArray = npt.NDArray[np.int64]
@@ -61,7 +63,9 @@ class VectorCache:
         return int(self.seqs.shape[0])
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the cache's connection once no search is using it."""
+        with self._lock:
+            self.conn.close()
 
     # -- freshness --------------------------------------------------------------------------
 
@@ -71,7 +75,7 @@ class VectorCache:
             return self._refresh()
 
     def _refresh(self) -> bool:
-        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        version = int(self.conn.execute(database.data_version_sql()).fetchone()[0])
         if version == self._data_version:
             return False
         self._data_version = version
@@ -87,8 +91,8 @@ class VectorCache:
 
     def _embedded_ids(self) -> dict[int, str]:
         # A scan of the covering index on `id` (seq is its rowid): no vector is read.
-        ids = dict(self.conn.execute("SELECT seq, id FROM chunks"))
-        for (seq,) in self.conn.execute("SELECT seq FROM chunks WHERE embedding IS NULL"):
+        ids = dict(self.conn.execute(chunks.seq_ids_sql()))
+        for (seq,) in self.conn.execute(chunks.unembedded_seqs_sql()):
             ids.pop(seq, None)
         return ids
 
@@ -110,16 +114,14 @@ class VectorCache:
         return True
 
     def _read_rows(self, seqs: list[int] | None) -> list[tuple[int, str, bytes, str, str | None]]:
-        sql = ("SELECT seq, id, embedding, source_type, content_date FROM chunks "
-               "WHERE embedding IS NOT NULL")
         rows: list[tuple[int, str, bytes, str, str | None]] = []
         if seqs is None:
-            rows += self.conn.execute(sql + " ORDER BY seq").fetchall()
+            rows += self.conn.execute(chunks.embedded_rows_sql()).fetchall()
             return rows
         for start in range(0, len(seqs), LOAD_BATCH):
             batch = seqs[start:start + LOAD_BATCH]
-            rows += self.conn.execute(
-                sql + f" AND seq IN ({','.join('?' * len(batch))})", batch).fetchall()
+            rows += self.conn.execute(chunks.embedded_rows_by_seq_sql(len(batch)),
+                                      batch).fetchall()
         return rows
 
     def _replace(self, rows: list[tuple[int, str, bytes, str, str | None]]) -> None:
@@ -165,8 +167,7 @@ class VectorCache:
             if len(self._people) >= PEOPLE_MEMO:
                 self._people.clear()
             self._people[key] = np.fromiter((r[0] for r in self.conn.execute(
-                f"SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL{where} "
-                "ORDER BY c.seq", params)), dtype=np.int64)
+                chunks.embedded_seqs_where_sql(where), params)), dtype=np.int64)
         return self._people[key]
 
     def _mask(self, filters: Filters) -> npt.NDArray[np.bool_] | None:
@@ -203,26 +204,3 @@ class VectorCache:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [int(s) for s in seqs[top]]
-
-
-_SHARED: dict[str, VectorCache] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def shared_cache(path: Path | str) -> VectorCache:
-    """The process's cache for the index at `path` (created on first use, loaded lazily)."""
-    key = str(Path(path).resolve())
-    with _SHARED_LOCK:
-        if key not in _SHARED:
-            _SHARED[key] = VectorCache(key)
-        return _SHARED[key]
-
-
-def drop_shared(path: Path | str) -> None:
-    """Forget (and close) the cache of an index, e.g. when its file is replaced."""
-    with _SHARED_LOCK:
-        cache = _SHARED.pop(str(Path(path).resolve()), None)
-    if cache is not None:
-        with cache._lock:
-            cache.close()
-

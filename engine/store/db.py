@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import apsw
 import sqlite_vec
+
+from engine.store.sql import chunks, database, fts, meta, schema, state, vec
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 10_000
@@ -21,65 +24,6 @@ BUSY_TIMEOUT_MS = 10_000
 
 class IndexError_(RuntimeError):
     """The index file cannot be opened or is unusable."""
-
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS chunks(
-    seq INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    source_file TEXT NOT NULL,
-    source_type TEXT NOT NULL,
-    content TEXT NOT NULL,
-    metadata TEXT NOT NULL DEFAULT '{}',
-    embedding BLOB,
-    indexed_at REAL NOT NULL,
-    content_hash TEXT NOT NULL,
-    content_date TEXT,
-    title TEXT NOT NULL DEFAULT '',
-    location TEXT NOT NULL DEFAULT '',
-    people TEXT NOT NULL DEFAULT '',
-    ordinal INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS chunks_file ON chunks(source_file);
-CREATE INDEX IF NOT EXISTS chunks_type_date ON chunks(source_type, content_date);
-CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(seq) WHERE embedding IS NULL;
-
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    content, title, source_type UNINDEXED,
-    content='chunks', content_rowid='seq',
-    tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, content, title, source_type)
-    VALUES (new.seq, new.content, new.title, new.source_type);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, content, title, source_type)
-    VALUES ('delete', old.seq, old.content, old.title, old.source_type);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF content, title, source_type ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, content, title, source_type)
-    VALUES ('delete', old.seq, old.content, old.title, old.source_type);
-    INSERT INTO chunks_fts(rowid, content, title, source_type)
-    VALUES (new.seq, new.content, new.title, new.source_type);
-END;
-
-CREATE TABLE IF NOT EXISTS index_state(
-    source_file TEXT PRIMARY KEY,
-    source_type TEXT NOT NULL DEFAULT '',
-    mtime REAL NOT NULL,
-    size INTEGER NOT NULL,
-    indexed_at REAL NOT NULL,
-    error TEXT
-);
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-
-
-def vec_table_sql(table: str, dim: int) -> str:
-    """The vec0 table: cosine KNN with source type and day as metadata filtered in the scan."""
-    return (f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0("
-            f"embedding float[{dim}] distance_metric=cosine, source_type text, day integer)")
 
 
 def connect(path: Path | str, *, readonly: bool = False, create: bool = True) -> apsw.Connection:
@@ -99,12 +43,8 @@ def connect(path: Path | str, *, readonly: bool = False, create: bool = True) ->
         conn.load_extension(sqlite_vec.loadable_path())
         conn.enable_load_extension(False)
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-        if not readonly:
-            conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA cache_size=-65536")
-        conn.execute("PRAGMA mmap_size=268435456")
+        for pragma in database.connection_pragmas(readonly):
+            conn.execute(pragma)
     except apsw.Error as exc:
         raise IndexError_(f"cannot open the index {path}: {exc}") from None
     return conn
@@ -113,7 +53,7 @@ def connect(path: Path | str, *, readonly: bool = False, create: bool = True) ->
 def migrate(conn: apsw.Connection) -> None:
     """Create or upgrade the schema; safe to run on every start."""
     with transaction(conn):
-        for _ in conn.execute(SCHEMA):
+        for _ in conn.execute(schema.schema_sql()):
             pass
         version = get_meta(conn, "schema_version")
         if version is None:
@@ -124,21 +64,20 @@ def migrate(conn: apsw.Connection) -> None:
 
 
 def has_schema(conn: apsw.Connection) -> bool:
-    row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='chunks'").fetchone()
+    row = conn.execute(schema.has_chunks_table_sql()).fetchone()
     return row is not None
 
 
 @contextmanager
 def transaction(conn: apsw.Connection) -> Iterator[None]:
     """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
-    conn.execute("BEGIN IMMEDIATE")
+    conn.execute(database.begin_immediate_sql())
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        conn.execute(database.rollback_sql())
         raise
-    conn.execute("COMMIT")
+    conn.execute(database.commit_sql())
 
 
 @contextmanager
@@ -147,25 +86,24 @@ def read_snapshot(conn: apsw.Connection) -> Iterator[None]:
     if not conn.getautocommit():
         yield  # already inside a transaction
         return
-    conn.execute("BEGIN")
+    conn.execute(database.begin_sql())
     try:
         yield
     finally:
-        conn.execute("COMMIT")
+        conn.execute(database.commit_sql())
 
 
 def get_meta(conn: apsw.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    row = conn.execute(meta.select_value_sql(), (key,)).fetchone()
     return None if row is None else str(row[0])
 
 
 def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
-    conn.execute("INSERT INTO meta(key, value) VALUES(?, ?) "
-                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+    conn.execute(meta.upsert_sql(), (key, value))
 
 
 def delete_meta(conn: apsw.Connection, key: str) -> None:
-    conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+    conn.execute(meta.delete_sql(), (key,))
 
 
 def active_vec_table(conn: apsw.Connection) -> str | None:
@@ -174,7 +112,7 @@ def active_vec_table(conn: apsw.Connection) -> str | None:
 
 
 def table_exists(conn: apsw.Connection, name: str) -> bool:
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+    row = conn.execute(schema.table_exists_sql(), (name,)).fetchone()
     return row is not None
 
 
@@ -191,25 +129,37 @@ def day_number(content_date: str | None) -> int:
 def fts_integrity_ok(conn: apsw.Connection) -> bool:
     """The rank=1 integrity-check, which also compares the index against its content table."""
     try:
-        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)")
+        conn.execute(fts.integrity_check_sql())
     except apsw.Error:
         return False
     return True
 
 
-def counts(conn: apsw.Connection) -> dict[str, int]:
+@dataclass(frozen=True)
+class Counts:
+    """Row counts that must agree: chunks with FTS rows, embedded chunks with vectors."""
+
+    chunks: int
+    fts: int
+    embedded: int
+    vectors: int
+
+    def as_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def counts(conn: apsw.Connection) -> Counts:
     """Row counts that must agree: chunks, FTS rows, embedded chunks and vectors."""
     result = {
-        "chunks": conn.execute("SELECT count(*) FROM chunks").fetchone()[0],
-        "fts": conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0],
-        "embedded": conn.execute(
-            "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL").fetchone()[0],
+        "chunks": conn.execute(chunks.count_sql()).fetchone()[0],
+        "fts": conn.execute(fts.count_sql()).fetchone()[0],
+        "embedded": conn.execute(chunks.count_embedded_sql()).fetchone()[0],
         "vectors": 0,
     }
     table = active_vec_table(conn)
     if table and table_exists(conn, table):
-        result["vectors"] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    return result
+        result["vectors"] = conn.execute(vec.count_sql(table)).fetchone()[0]
+    return Counts(**result)
 
 
 def known_files(path: Path) -> dict[str, tuple[float, int]]:
@@ -220,7 +170,6 @@ def known_files(path: Path) -> dict[str, tuple[float, int]]:
     try:
         if not has_schema(conn):
             return {}
-        return {r[0]: (r[1], r[2]) for r in conn.execute(
-            "SELECT source_file, mtime, size FROM index_state")}
+        return {r[0]: (r[1], r[2]) for r in conn.execute(state.files_with_stat_sql())}
     finally:
         conn.close()

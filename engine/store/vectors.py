@@ -23,6 +23,7 @@ import numpy as np
 
 from engine.embedders import Embedder, Vectors
 from engine.store import db
+from engine.store.sql import chunks, vec
 
 ACTIVE_KEYS = ("embedder", "embedder_name", "model_id", "dimension", "vec_table",
                "embedder_config")
@@ -61,7 +62,7 @@ def pending_table(conn: apsw.Connection) -> str | None:
 def _drop_pending(conn: apsw.Connection, keep: str | None = None) -> None:
     table = pending_table(conn)
     if table and table != keep and db.table_exists(conn, table):
-        conn.execute(f"DROP TABLE {table}")
+        conn.execute(vec.drop_table_sql(table))
     for key in ACTIVE_KEYS:
         db.delete_meta(conn, PENDING_PREFIX + key)
 
@@ -70,10 +71,10 @@ def _activate(conn: apsw.Connection, embedder: Embedder) -> None:
     """Make the embedder active at once (there are no vectors worth keeping)."""
     old = db.active_vec_table(conn)
     values = _meta_values(embedder)
-    conn.execute(db.vec_table_sql(values["vec_table"], embedder.dim))
-    conn.execute("UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL")
+    conn.execute(vec.create_table_sql(values["vec_table"], embedder.dim))
+    conn.execute(chunks.clear_embeddings_sql())
     if old and old != values["vec_table"] and db.table_exists(conn, old):
-        conn.execute(f"DROP TABLE {old}")
+        conn.execute(vec.drop_table_sql(old))
     _drop_pending(conn, keep=values["vec_table"])
     for key, value in values.items():
         db.set_meta(conn, key, value)
@@ -94,7 +95,7 @@ def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
                 _drop_pending(conn)
             return False
         has_vectors = bool(active and db.table_exists(conn, active) and conn.execute(
-            "SELECT 1 FROM chunks WHERE embedding IS NOT NULL LIMIT 1").fetchone())
+            chunks.any_embedded_sql()).fetchone())
         if not has_vectors:
             _activate(conn, embedder)
             return True
@@ -103,7 +104,7 @@ def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
             return True
         _drop_pending(conn)
         values = _meta_values(embedder)
-        conn.execute(db.vec_table_sql(values["vec_table"], embedder.dim))
+        conn.execute(vec.create_table_sql(values["vec_table"], embedder.dim))
         for name, value in values.items():
             db.set_meta(conn, PENDING_PREFIX + name, value)
     return True
@@ -111,8 +112,8 @@ def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
 
 def missing_in(conn: apsw.Connection, table: str) -> list[int]:
     """Chunk seqs that have no row in `table`, in order."""
-    have = {row[0] for row in conn.execute(f"SELECT rowid FROM {table}")}
-    return [seq for (seq,) in conn.execute("SELECT seq FROM chunks ORDER BY seq")
+    have = {row[0] for row in conn.execute(vec.rowids_sql(table))}
+    return [seq for (seq,) in conn.execute(chunks.seqs_sql())
             if seq not in have]
 
 
@@ -125,9 +126,7 @@ def fill_pending(conn: apsw.Connection, table: str, embed: Embed,
     todo = missing_in(conn, table)
     for start in range(0, len(todo), BUILD_BATCH):
         batch = todo[start:start + BUILD_BATCH]
-        rows = conn.execute(
-            f"SELECT seq, content, source_type, content_date FROM chunks WHERE seq IN "
-            f"({','.join('?' * len(batch))}) ORDER BY seq", batch).fetchall()
+        rows = conn.execute(chunks.to_embed_by_seq_sql(len(batch)), batch).fetchall()
         if not rows:
             continue
         embedded = embed([r[1] for r in rows])
@@ -150,16 +149,16 @@ def swap(conn: apsw.Connection) -> bool:
             return False
         old = db.active_vec_table(conn)
         cursor = conn.cursor()
-        conn.executemany("UPDATE chunks SET embedding = ? WHERE seq = ?",
+        conn.executemany(chunks.update_embedding_sql(),
                          ((blob, rowid) for rowid, blob in cursor.execute(
-                             f"SELECT rowid, embedding FROM {table}")))
+                             vec.vectors_sql(table))))
         for key in ACTIVE_KEYS:
             value = db.get_meta(conn, PENDING_PREFIX + key)
             if value is not None:
                 db.set_meta(conn, key, value)
             db.delete_meta(conn, PENDING_PREFIX + key)
         if old and old != table and db.table_exists(conn, old):
-            conn.execute(f"DROP TABLE {old}")
+            conn.execute(vec.drop_table_sql(old))
     return True
 
 
@@ -181,8 +180,8 @@ def build_progress(conn: apsw.Connection) -> BuildProgress | None:
     target = db.get_meta(conn, PENDING_PREFIX + "embedder")
     if not table or not target or not db.table_exists(conn, table):
         return None
-    done = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    done = conn.execute(vec.count_sql(table)).fetchone()[0]
+    total = conn.execute(chunks.count_sql()).fetchone()[0]
     return BuildProgress(db.get_meta(conn, "embedder"), target, done, total)
 
 
@@ -199,9 +198,8 @@ def active_config(conn: apsw.Connection) -> dict[str, Any] | None:
 def insert_vector(conn: apsw.Connection, table: str, seq: int, vector: bytes,
                   source_type: str, content_date: str | None) -> None:
     # vec0 has no upsert: DELETE then INSERT, inside the caller's transaction.
-    conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (seq,))
-    conn.execute(f"INSERT INTO {table}(rowid, embedding, source_type, day) VALUES (?, ?, ?, ?)",
-                 (seq, vector, source_type, db.day_number(content_date)))
+    conn.execute(vec.delete_sql(table), (seq,))
+    conn.execute(vec.insert_sql(table), (seq, vector, source_type, db.day_number(content_date)))
 
 
 def delete_vector(conn: apsw.Connection, table: str | None, seq: int) -> None:
@@ -209,4 +207,4 @@ def delete_vector(conn: apsw.Connection, table: str | None, seq: int) -> None:
     tables = {table, db.active_vec_table(conn), pending_table(conn)}
     for name in sorted(t for t in tables if t):
         if db.table_exists(conn, name):
-            conn.execute(f"DELETE FROM {name} WHERE rowid = ?", (seq,))
+            conn.execute(vec.delete_sql(name), (seq,))

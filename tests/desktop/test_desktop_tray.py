@@ -6,6 +6,7 @@ same QAction objects the tray icon would show.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from desktop_helpers import start_app, wait_for
@@ -26,7 +27,7 @@ def test_the_menu_has_every_action(memex: MemexApp) -> None:
 
 def test_reindex_now_runs_on_the_writer_and_updates_the_status(
         qtbot: Any, memex: MemexApp) -> None:
-    before = memex.last_status["chunks"]
+    before = memex.last_status.chunks
     note = memex.settings.roots[0] / "notes" / "desk-test.md"
     note.parent.mkdir(exist_ok=True)
     note.write_text("# Desk test\n\nThe quokka borrowed my bicycle pump.\n")
@@ -44,7 +45,7 @@ def test_reindex_now_runs_on_the_writer_and_updates_the_status(
     assert states[-1] == WorkState() and enabled[-1] is True
     done = next(n for n in memex.tray.notifications if n.title == "Reindex finished")
     assert "1 new chunk" in done.text
-    wait_for(qtbot, lambda: memex.last_status["chunks"] == before + 1)
+    wait_for(qtbot, lambda: memex.last_status.chunks == before + 1)
     assert f"{before + 1:,} chunks indexed" in memex.tray.tooltip()
     assert "Reindex finished" in memex.window.status.text()  # no tray: the window says it
 
@@ -56,7 +57,7 @@ def test_rebuild_runs_maintenance_and_reports_its_stats(qtbot: Any, memex: Memex
     wait_for(qtbot, lambda: any(n.title == "Vector index rebuilt"
                                 for n in memex.tray.notifications))
     text = next(n.text for n in memex.tray.notifications if n.title == "Vector index rebuilt")
-    assert f"{memex.last_status['counts']['vectors']} vectors rebuilt" in text
+    assert f"{memex.last_status.counts.vectors} vectors rebuilt" in text
     assert "reclaimed" in text
     assert memex.tray.work == WorkState()
 
@@ -65,15 +66,15 @@ def test_status_action_shows_counts_per_type(qtbot: Any, memex: MemexApp) -> Non
     memex.tray.status_action.trigger()
     wait_for(qtbot, lambda: memex.status_box is not None)
     text = memex.status_box.text()
-    assert f"{memex.last_status['chunks']} chunks" in text
+    assert f"{memex.last_status.chunks} chunks" in text
     assert "journal:" in text and "Dead vector slots" in text
 
 
 def test_maintenance_is_suggested_past_the_bloat_threshold(qtbot: Any, memex: MemexApp) -> None:
-    memex._status_arrived({**memex.last_status, "maintenance_suggested": True})
+    memex._status_arrived(replace(memex.last_status, maintenance_suggested=True))
     assert memex.tray.maintenance_action.text().endswith("(suggested)")
     assert [n.title for n in memex.tray.notifications].count("Maintenance suggested") == 1
-    memex._status_arrived({**memex.last_status, "maintenance_suggested": True})
+    memex._status_arrived(replace(memex.last_status, maintenance_suggested=True))
     assert [n.title for n in memex.tray.notifications].count("Maintenance suggested") == 1
 
 
@@ -108,7 +109,7 @@ def test_watcher_picks_up_a_new_file(qtbot: Any, qapp: Any, demo_index: Settings
         note.write_text("# Watched\n\nThe axolotl tank needs a new filter.\n")
         wait_for(qtbot, lambda: any(c.path == str(note) for b in batches for c in b.changes))
         wait_for(qtbot, lambda: memex.last_status is not None
-                 and memex.last_status["chunks"] > 0)
+                 and memex.last_status.chunks > 0)
     finally:
         memex.shutdown()
         qapp.setQuitOnLastWindowClosed(True)

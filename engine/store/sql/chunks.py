@@ -1,0 +1,169 @@
+"""The `chunks` table: one row per chunk, keyed by `seq`, with its text and active vector."""
+
+from __future__ import annotations
+
+from engine.store.sql.base import placeholders
+
+_TO_EMBED = "SELECT seq, content, source_type, content_date FROM chunks"
+_EMBEDDED_ROWS = ("SELECT seq, id, embedding, source_type, content_date FROM chunks "
+                  "WHERE embedding IS NOT NULL")
+_NO_STATE = "(SELECT 1 FROM index_state s WHERE s.source_file = c.source_file)"
+
+
+# -- writing --------------------------------------------------------------------------------
+
+def insert_sql() -> str:
+    """One new chunk; its seq is `last_insert_rowid()`.
+
+    Bound: id, source_file, source_type, content, metadata, embedding, indexed_at,
+    content_hash, content_date, title, location, people, ordinal.
+    """
+    return ("INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "
+            "indexed_at, content_hash, content_date, title, location, people, ordinal) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def delete_by_seq_sql() -> str:
+    """One chunk (bound: seq)."""
+    return "DELETE FROM chunks WHERE seq = ?"
+
+
+def delete_by_file_sql() -> str:
+    """Every chunk of one file (bound: source_file)."""
+    return "DELETE FROM chunks WHERE source_file = ?"
+
+
+def update_embedding_sql() -> str:
+    """Store a chunk's vector of the active model (bound: embedding, seq)."""
+    return "UPDATE chunks SET embedding = ? WHERE seq = ?"
+
+
+def clear_embeddings_sql() -> str:
+    """Forget every stored vector (the active model changed)."""
+    return "UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL"
+
+
+def delete_orphans_sql() -> str:
+    """Chunks of files that have no index_state row."""
+    return ("DELETE FROM chunks WHERE NOT EXISTS "
+            "(SELECT 1 FROM index_state s WHERE s.source_file = chunks.source_file)")
+
+
+# -- by file and position -------------------------------------------------------------------
+
+def ids_by_file_sql() -> str:
+    """(id, seq) of one file's chunks (bound: source_file)."""
+    return "SELECT id, seq FROM chunks WHERE source_file = ?"
+
+
+def seqs_by_file_sql() -> str:
+    """The seqs of one file's chunks (bound: source_file)."""
+    return "SELECT seq FROM chunks WHERE source_file = ?"
+
+
+def position_by_id_sql() -> str:
+    """The file and ordinal of one chunk (bound: id)."""
+    return "SELECT source_file, ordinal FROM chunks WHERE id = ?"
+
+
+def neighbours_sql() -> str:
+    """Chunks of one file in an ordinal range, in file order (bound: source_file, low, high)."""
+    return ("SELECT id, content, title, location, content_date, ordinal FROM chunks "
+            "WHERE source_file = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal, seq")
+
+
+# -- by seq ---------------------------------------------------------------------------------
+
+def rows_by_seq_sql(count: int) -> str:
+    """What a search result shows, for `count` seqs (bound: the seqs)."""
+    return ("SELECT seq, id, source_file, source_type, content, content_date, title, location, "
+            f"metadata FROM chunks WHERE seq IN ({placeholders(count)})")
+
+
+def to_embed_by_seq_sql(count: int) -> str:
+    """Text and vec0 metadata of `count` chunks, by seq (bound: the seqs)."""
+    return f"{_TO_EMBED} WHERE seq IN ({placeholders(count)}) ORDER BY seq"
+
+
+def seqs_sql() -> str:
+    """Every chunk's seq, in order."""
+    return "SELECT seq FROM chunks ORDER BY seq"
+
+
+def seq_ids_sql() -> str:
+    """(seq, id) of every chunk: a scan of the covering index on `id`."""
+    return "SELECT seq, id FROM chunks"
+
+
+# -- vectors --------------------------------------------------------------------------------
+
+def unembedded_batch_sql() -> str:
+    """The next chunks without a vector, in seq order (bound: limit)."""
+    return f"{_TO_EMBED} WHERE embedding IS NULL ORDER BY seq LIMIT ?"
+
+
+def unembedded_seqs_sql() -> str:
+    """The seqs of chunks without a vector (the partial index chunks_unembedded)."""
+    return "SELECT seq FROM chunks WHERE embedding IS NULL"
+
+
+def any_embedded_sql() -> str:
+    """One row if any chunk has a vector."""
+    return "SELECT 1 FROM chunks WHERE embedding IS NOT NULL LIMIT 1"
+
+
+def embedded_vectors_sql() -> str:
+    """Every stored vector with its vec0 metadata, in seq order."""
+    return ("SELECT seq, embedding, source_type, content_date FROM chunks "
+            "WHERE embedding IS NOT NULL ORDER BY seq")
+
+
+def embedded_rows_sql() -> str:
+    """Every embedded chunk's seq, id, vector, type and date, in seq order."""
+    return f"{_EMBEDDED_ROWS} ORDER BY seq"
+
+
+def embedded_rows_by_seq_sql(count: int) -> str:
+    """`embedded_rows_sql` for `count` seqs, unordered (bound: the seqs)."""
+    return f"{_EMBEDDED_ROWS} AND seq IN ({placeholders(count)})"
+
+
+def embedded_seqs_where_sql(filter_sql: str) -> str:
+    """Embedded chunks (alias c) passing ` AND …` filters, in seq order (bound: filters)."""
+    return f"SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL{filter_sql} ORDER BY c.seq"
+
+
+def exact_knn_sql(filter_sql: str) -> str:
+    """Exact cosine top-k over the stored vectors of chunks (alias c) passing the filters.
+
+    Bound: the filters' parameters, the query vector, k.
+    """
+    return ("SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL"
+            f"{filter_sql} ORDER BY vec_distance_cosine(c.embedding, ?) LIMIT ?")
+
+
+# -- counts ---------------------------------------------------------------------------------
+
+def count_sql() -> str:
+    """How many chunks."""
+    return "SELECT count(*) FROM chunks"
+
+
+def count_embedded_sql() -> str:
+    """How many chunks have a vector."""
+    return "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
+
+
+def count_per_type_sql() -> str:
+    """(source_type, chunks), most first."""
+    return "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"
+
+
+def count_orphans_sql() -> str:
+    """How many chunks belong to files that have no index_state row."""
+    return f"SELECT count(*) FROM chunks c WHERE NOT EXISTS {_NO_STATE}"
+
+
+def count_orphan_files_sql() -> str:
+    """How many files have chunks but no index_state row."""
+    return f"SELECT count(DISTINCT source_file) FROM chunks c WHERE NOT EXISTS {_NO_STATE}"

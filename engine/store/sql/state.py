@@ -1,0 +1,54 @@
+"""The `index_state` table: one row per indexed file (mtime, size, last error)."""
+
+from __future__ import annotations
+
+
+def select_sql() -> str:
+    """One file's state (bound: source_file)."""
+    return "SELECT mtime, size, error FROM index_state WHERE source_file = ?"
+
+
+def upsert_sql() -> str:
+    """Insert or replace one file's state.
+
+    Bound: source_file, source_type, mtime, size, indexed_at, error.
+    """
+    return ("INSERT INTO index_state(source_file, source_type, mtime, size, indexed_at, error) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(source_file) DO UPDATE SET "
+            "source_type = excluded.source_type, mtime = excluded.mtime, size = excluded.size, "
+            "indexed_at = excluded.indexed_at, error = excluded.error")
+
+
+def delete_sql() -> str:
+    """Forget one file (bound: source_file)."""
+    return "DELETE FROM index_state WHERE source_file = ?"
+
+
+def files_sql() -> str:
+    """Every indexed file."""
+    return "SELECT source_file FROM index_state"
+
+
+def files_with_stat_sql() -> str:
+    """Every indexed file with the mtime and size it had when indexed."""
+    return "SELECT source_file, mtime, size FROM index_state"
+
+
+def known_under_sql() -> str:
+    """Indexed files at a path or under it as a folder.
+
+    Bound: path, len(prefix), prefix, where prefix is the path with a trailing separator.
+    """
+    return ("SELECT source_file FROM index_state WHERE source_file = ? "
+            "OR substr(source_file, 1, ?) = ?")
+
+
+def count_sql() -> str:
+    """How many files are indexed."""
+    return "SELECT count(*) FROM index_state"
+
+
+def errors_sql() -> str:
+    """Files whose last indexing failed, with the error, by path."""
+    return ("SELECT source_file, error FROM index_state WHERE error IS NOT NULL "
+            "ORDER BY source_file")
