@@ -66,11 +66,15 @@ def snapshot(settings: Settings) -> dict[str, Any]:
         slots = dead_slots(conn)
     finally:
         conn.close()
-    return {"size_bytes": status.size_bytes, "chunks": status.chunks,
-            "dead_slots": slots.dead, "allocated_slots": slots.allocated,
-            "dead_fraction": slots.fraction, "free_page_fraction":
-            status.free_page_fraction, "maintenance_suggested":
-            status.maintenance_suggested}
+    return {
+        "size_bytes": status.size_bytes,
+        "chunks": status.chunks,
+        "dead_slots": slots.dead,
+        "allocated_slots": slots.allocated,
+        "dead_fraction": slots.fraction,
+        "free_page_fraction": status.free_page_fraction,
+        "maintenance_suggested": status.maintenance_suggested,
+    }
 
 
 def run(chunks: int, rounds: int, embedder: str, work: Path) -> dict[str, Any]:
@@ -79,10 +83,16 @@ def run(chunks: int, rounds: int, embedder: str, work: Path) -> dict[str, Any]:
     settings = bench_settings([root], db_path, embedder__name=embedder)
     started = time.perf_counter()
     first = reindex(settings=settings)
-    result: dict[str, Any] = {"machine": machine(), "embedder": embedder,
-                              "initial": {"chunks": first.chunks,
-                                          "seconds": round(time.perf_counter() - started, 1),
-                                          **snapshot(settings)}, "rounds": []}
+    result: dict[str, Any] = {
+        "machine": machine(),
+        "embedder": embedder,
+        "initial": {
+            "chunks": first.chunks,
+            "seconds": round(time.perf_counter() - started, 1),
+            **snapshot(settings),
+        },
+        "rounds": [],
+    }
     rng = random.Random(11)
     for n in range(rounds):
         # Another layer of the same shape: the same file names, other content.
@@ -90,18 +100,21 @@ def run(chunks: int, rounds: int, embedder: str, work: Path) -> dict[str, Any]:
         LayerWriter(other, chunks, seed=100 + n).write()
         done = churn_round(root, other, rng)
         stats = reindex(settings=settings)
-        result["rounds"].append({**done, "embedded": stats.embedded,
-                                 "deleted_chunks": stats.deleted_chunks})
+        result["rounds"].append(
+            {**done, "embedded": stats.embedded, "deleted_chunks": stats.deleted_chunks}
+        )
         shutil.rmtree(other)
     result["before_maintenance"] = snapshot(settings)
     m = maintain(settings).maintenance
     assert m is not None  # the index has a schema: maintenance ran
-    result["maintenance"] = {"size_before": m.size_before.total,
-                             "size_after": m.size_after.total,
-                             "bytes_reclaimed": m.bytes_reclaimed,
-                             "reclaimed_fraction": round(
-                                 m.bytes_reclaimed / m.size_before.total, 3),
-                             "vectors_rebuilt": m.vectors_rebuilt, "timings": dict(m.timings)}
+    result["maintenance"] = {
+        "size_before": m.size_before.total,
+        "size_after": m.size_after.total,
+        "bytes_reclaimed": m.bytes_reclaimed,
+        "reclaimed_fraction": round(m.bytes_reclaimed / m.size_before.total, 3),
+        "vectors_rebuilt": m.vectors_rebuilt,
+        "timings": dict(m.timings),
+    }
     result["after_maintenance"] = snapshot(settings)
     return result
 

@@ -23,14 +23,22 @@ Qrels = dict[str, dict[str, int]]
 Run = dict[str, list[str]]  # query id -> ranked result ids, best first
 
 
-def bench_settings(roots: Sequence[Path], db_path: Path, now: str | None = None,
-                   **overrides: Any) -> Settings:
+def bench_settings(
+    roots: Sequence[Path], db_path: Path, now: str | None = None, **overrides: Any
+) -> Settings:
     """Settings that ignore the user's config file and environment."""
     db_path.parent.mkdir(parents=True, exist_ok=True)
     config = db_path.parent / "bench-config.toml"
     config.write_text("")
-    return load_settings(config, env={}, roots=[str(r) for r in roots], db=str(db_path),
-                         log_dir=str(db_path.parent / "logs"), now=now, **overrides)
+    return load_settings(
+        config,
+        env={},
+        roots=[str(r) for r in roots],
+        db=str(db_path),
+        log_dir=str(db_path.parent / "logs"),
+        now=now,
+        **overrides,
+    )
 
 
 def digest(paths: Iterable[Path], extra: str = "") -> str:
@@ -75,12 +83,15 @@ class CachedEmbedder:
 
 # -- IR metrics (pytrec_eval) ---------------------------------------------------------------
 
+
 def evaluate(qrels: Qrels, run: Run, depth: int, measures: set[str]) -> dict[str, dict[str, float]]:
     """Per-query measures over the top `depth` results; a query with no results scores 0."""
     import pytrec_eval
 
-    scored = {qid: {doc: float(depth - i) for i, doc in enumerate(_unique(run.get(qid, []))[:depth])}
-              for qid in qrels}
+    scored = {
+        qid: {doc: float(depth - i) for i, doc in enumerate(_unique(run.get(qid, []))[:depth])}
+        for qid in qrels
+    }
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures)
     per_query = evaluator.evaluate({q: d for q, d in scored.items() if d})
     names = sorted({m for v in per_query.values() for m in v} | _expand(measures))
@@ -102,21 +113,28 @@ def _unique(ids: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def mean(per_query: Mapping[str, Mapping[str, float]], measure: str,
-         qids: Iterable[str] | None = None) -> float:
+def mean(
+    per_query: Mapping[str, Mapping[str, float]], measure: str, qids: Iterable[str] | None = None
+) -> float:
     keys = list(per_query if qids is None else qids)
     return statistics.fmean(per_query[q][measure] for q in keys) if keys else 0.0
 
 
 # -- latency --------------------------------------------------------------------------------
 
+
 def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
     arr = np.asarray(samples_ms, dtype=np.float64)
-    return {"p50": float(np.percentile(arr, 50)), "p95": float(np.percentile(arr, 95)),
-            "p99": float(np.percentile(arr, 99)), "n": float(len(arr))}
+    return {
+        "p50": float(np.percentile(arr, 50)),
+        "p95": float(np.percentile(arr, 95)),
+        "p99": float(np.percentile(arr, 99)),
+        "n": float(len(arr)),
+    }
 
 
 # -- output ---------------------------------------------------------------------------------
+
 
 def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     def cell(value: Any) -> str:
@@ -130,9 +148,14 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str
 def machine() -> dict[str, Any]:
     """What the figures were measured on, including the load other processes put on it."""
     memory_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return {"cpus": os.cpu_count(), "memory_gb": round(memory_gb, 1),
-            "cpu": _cpu_model(), "python": platform.python_version(),
-            "load_avg_1m": round(os.getloadavg()[0], 2), "platform": platform.platform()}
+    return {
+        "cpus": os.cpu_count(),
+        "memory_gb": round(memory_gb, 1),
+        "cpu": _cpu_model(),
+        "python": platform.python_version(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "platform": platform.platform(),
+    }
 
 
 def _cpu_model() -> str:

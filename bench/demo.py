@@ -33,7 +33,8 @@ def build(target: Path) -> tuple[int, float, float]:
     bench_settings([target / "layer"], target / "memex.db")
     seconds, rss, code = perf_index.run_child(
         [*perf_index.memex_command(), "reindex", *perf_index.cli_args(target)],
-        target / "reindex.log")
+        target / "reindex.log",
+    )
     if code != 0:
         raise SystemExit(f"memex reindex failed ({code}); see {target / 'reindex.log'}")
     conn = db.connect(target / "memex.db", create=False)
@@ -58,8 +59,13 @@ def warm(target: Path, n: int) -> dict[str, dict[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.demo", description=__doc__.split("\n")[0])
     p.add_argument("--queries", type=int, default=200)
-    p.add_argument("--quiet-load", type=float, default=0.0, metavar="L",
-                   help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L")
+    p.add_argument(
+        "--quiet-load",
+        type=float,
+        default=0.0,
+        metavar="L",
+        help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L",
+    )
     args = p.parse_args(argv)
     target = OUT / "demo-run"
     if args.quiet_load:
@@ -69,19 +75,39 @@ def main(argv: list[str] | None = None) -> int:
     latency = warm(target, args.queries)
     cold = perf.cold_search(target, "standup time")
     size = perf.db_size_mb(target / "memex.db")
-    rows: list[list[Any]] = [["chunks", chunks], ["index time (memex reindex, child)", f"{seconds:.1f} s"],
-            ["chunks/s", f"{chunks / seconds:.1f}"], ["peak RSS of the reindex", f"{rss:.0f} MB"],
-            *[[f"warm {m} p50 / p95 / p99 ({int(v['n'])} queries)",
-               f"{v['p50']:.1f} / {v['p95']:.1f} / {v['p99']:.1f} ms"] for m, v in latency.items()],
-            ["cold `memex --search` (median of 5)", f"{cold:.2f} s"],
-            ["database size", f"{size:.2f} MB"]]
+    rows: list[list[Any]] = [
+        ["chunks", chunks],
+        ["index time (memex reindex, child)", f"{seconds:.1f} s"],
+        ["chunks/s", f"{chunks / seconds:.1f}"],
+        ["peak RSS of the reindex", f"{rss:.0f} MB"],
+        *[
+            [
+                f"warm {m} p50 / p95 / p99 ({int(v['n'])} queries)",
+                f"{v['p50']:.1f} / {v['p95']:.1f} / {v['p99']:.1f} ms",
+            ]
+            for m, v in latency.items()
+        ],
+        ["cold `memex --search` (median of 5)", f"{cold:.2f} s"],
+        ["database size", f"{size:.2f} MB"],
+    ]
     print(markdown_table(["figure", "value"], rows))
     after = machine()
     print(f"\nload average {before['load_avg_1m']} → {after['load_avg_1m']}")
-    (OUT / "demo.json").write_text(json.dumps({
-        "machine_before": before, "machine_after": after, "chunks": chunks,
-        "index_seconds": seconds, "peak_rss_mb": rss, "latency_ms": latency,
-        "cold_search_s": cold, "db_mb": size}, indent=2))
+    (OUT / "demo.json").write_text(
+        json.dumps(
+            {
+                "machine_before": before,
+                "machine_after": after,
+                "chunks": chunks,
+                "index_seconds": seconds,
+                "peak_rss_mb": rss,
+                "latency_ms": latency,
+                "cold_search_s": cold,
+                "db_mb": size,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

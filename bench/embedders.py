@@ -33,8 +33,9 @@ def workloads(short: int, chunks: int) -> dict[str, list[str]]:
 
     lines = [(line.sender, line.text) for conv in chitchat_conversations()[:3000] for line in conv]
     messages = [text for _, text in lines[:short]]
-    windows = ["\n".join(f"{s}: {t}" for s, t in lines[i:i + 10])
-               for i in range(0, 10 * chunks, 10)]
+    windows = [
+        "\n".join(f"{s}: {t}" for s, t in lines[i : i + 10]) for i in range(0, 10 * chunks, 10)
+    ]
     return {"short chat messages": messages, "chat windows of 10 messages": windows}
 
 
@@ -73,17 +74,23 @@ def embedders(tmp: Path, server: FakeOpenAI) -> dict[str, Callable[[], Embedder]
 
     def openai(encoding: str) -> Callable[[], Embedder]:
         def build() -> Embedder:
-            emb = OpenAIEmbedder("text-embedding-3-small", base_url=server.base_url,
-                                 api_key="sk-bench", dimensions=1536)
+            emb = OpenAIEmbedder(
+                "text-embedding-3-small",
+                base_url=server.base_url,
+                api_key="sk-bench",
+                dimensions=1536,
+            )
             emb._encoding = encoding
             return emb
+
         return build
 
-    return {"local (ONNX int8, 384-d)": make(),
-            "sentence-transformers (torch fp32, 384-d)": make(
-                embedder__name="sentence-transformers"),
-            "openai → local server, float JSON (1536-d)": openai("float"),
-            "openai → local server, base64 (1536-d)": openai("base64")}
+    return {
+        "local (ONNX int8, 384-d)": make(),
+        "sentence-transformers (torch fp32, 384-d)": make(embedder__name="sentence-transformers"),
+        "openai → local server, float JSON (1536-d)": openai("float"),
+        "openai → local server, base64 (1536-d)": openai("base64"),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,23 +115,43 @@ def main(argv: list[str] | None = None) -> int:
             except EmbedderError as exc:
                 print(f"skip {label}: {exc}", file=sys.stderr)
                 continue
-            figures = {name: throughput(embedder, texts, args.repeat)
-                       for name, texts in work.items()}
-            results.append({"embedder": label, "load_seconds": round(load, 2), **{
-                name: {"wall": round(w, 1), "cpu": round(c, 1)}
-                for name, (w, c) in figures.items()}})
-            rows.append([label, f"{load:.1f}", *(f"{w:,.0f} / {c:,.0f}"
-                                                 for w, c in figures.values())])
+            figures = {
+                name: throughput(embedder, texts, args.repeat) for name, texts in work.items()
+            }
+            results.append(
+                {
+                    "embedder": label,
+                    "load_seconds": round(load, 2),
+                    **{
+                        name: {"wall": round(w, 1), "cpu": round(c, 1)}
+                        for name, (w, c) in figures.items()
+                    },
+                }
+            )
+            rows.append(
+                [label, f"{load:.1f}", *(f"{w:,.0f} / {c:,.0f}" for w, c in figures.values())]
+            )
     finally:
         server.stop()
-    headers = ["embedder", "load s", *(f"{name} ({tokens[name]} tok): texts/s wall / per CPU-s"
-                                        for name in work)]
+    headers = [
+        "embedder",
+        "load s",
+        *(f"{name} ({tokens[name]} tok): texts/s wall / per CPU-s" for name in work),
+    ]
     print(markdown_table(headers, rows))
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine(), "load": os.getloadavg(),
-                                         "tokens": tokens,
-                                         "results": results}, indent=2))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "machine": machine(),
+                    "load": os.getloadavg(),
+                    "tokens": tokens,
+                    "results": results,
+                },
+                indent=2,
+            )
+        )
     return 0
 
 

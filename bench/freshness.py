@@ -47,9 +47,18 @@ def save(root: Path, i: int, word: str) -> str:
     elif kind == "chat append":
         path = next(iter(sorted((root / "data" / "slack").glob("*.jsonl"))))
         with path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"ts": f"{time.time():.6f}", "channel": "fresh",
-                                     "user": "maya", "user_name": "Maya",
-                                     "text": f"did anyone see the {word} report?"}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "ts": f"{time.time():.6f}",
+                        "channel": "fresh",
+                        "user": "maya",
+                        "user_name": "Maya",
+                        "text": f"did anyone see the {word} report?",
+                    }
+                )
+                + "\n"
+            )
     else:
         path = root / "notes" / "fresh" / "edited.md"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,8 +86,13 @@ def wait_found(settings: Settings, word: str, started: float) -> float:
 
 def cold_search(args: list[str], word: str) -> float:
     started = time.perf_counter()
-    out = subprocess.run([*MEMEX, *args, "--search", word, "--json"], capture_output=True,
-                         text=True, check=True, cwd=REPO).stdout
+    out = subprocess.run(
+        [*MEMEX, *args, "--search", word, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    ).stdout
     assert any(word in r["content"] for r in json.loads(out)["results"]), word
     return time.perf_counter() - started
 
@@ -87,8 +101,12 @@ class Child:
     """`memex watch` in a child process; its lines are read on a thread."""
 
     def __init__(self, args: list[str], debounce: float) -> None:
-        self.proc = subprocess.Popen([*MEMEX, "watch", *args, "--debounce", str(debounce)],
-                                     stdout=subprocess.PIPE, text=True, cwd=REPO)
+        self.proc = subprocess.Popen(
+            [*MEMEX, "watch", *args, "--debounce", str(debounce)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )
         self.lines: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -127,18 +145,29 @@ def run(chunks: int, saves: int, debounce: float, work: Path) -> dict[str, Any]:
             kind = save(root, i, word)
             started = time.perf_counter()
             seconds = wait_found(settings, word, started)
-            rows.append({"kind": kind, "seconds": round(seconds, 3),
-                         "cold_cli_seconds": round(cold_search(args, word), 3)})
+            rows.append(
+                {
+                    "kind": kind,
+                    "seconds": round(seconds, 3),
+                    "cold_cli_seconds": round(cold_search(args, word), 3),
+                }
+            )
             time.sleep(0.5)
     finally:
         code = child.stop()
     times = [float(r["seconds"]) for r in rows]
     cold = [float(r["cold_cli_seconds"]) for r in rows]
-    return {"machine": machine(), "chunks": stats.chunks, "initial_index_seconds":
-            round(index_seconds, 1), "debounce": debounce, "saves": rows,
-            "median_seconds": round(statistics.median(times), 3), "max_seconds": max(times),
-            "median_cold_cli_seconds": round(statistics.median(cold), 3),
-            "watch_exit_code": code}
+    return {
+        "machine": machine(),
+        "chunks": stats.chunks,
+        "initial_index_seconds": round(index_seconds, 1),
+        "debounce": debounce,
+        "saves": rows,
+        "median_seconds": round(statistics.median(times), 3),
+        "max_seconds": max(times),
+        "median_cold_cli_seconds": round(statistics.median(cold), 3),
+        "watch_exit_code": code,
+    }
 
 
 def main() -> None:

@@ -35,12 +35,14 @@ class Corpus:
 
 
 def load_corpus(conn: apsw.Connection) -> Corpus:
-    rows = conn.execute("SELECT seq, content, embedding FROM chunks "
-                        "WHERE embedding IS NOT NULL ORDER BY seq").fetchall()
+    rows = conn.execute(
+        "SELECT seq, content, embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY seq"
+    ).fetchall()
     dim = len(rows[0][2]) // 4
     matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
-    return Corpus(np.array([r[0] for r in rows], dtype=np.int64), [r[1] for r in rows],
-                  matrix.copy())
+    return Corpus(
+        np.array([r[0] for r in rows], dtype=np.int64), [r[1] for r in rows], matrix.copy()
+    )
 
 
 def rrf(lists: Sequence[Sequence[int]], limit: int, k: float = RRF_K) -> list[int]:
@@ -56,6 +58,7 @@ def tokens(text: str) -> list[str]:
 
 
 # -- the floor ------------------------------------------------------------------------------
+
 
 class ExactScan:
     """Exact cosine top-k: one matrix-vector product over normalised float32 rows."""
@@ -97,6 +100,7 @@ class Vec0:
 
 # -- the peer stack -------------------------------------------------------------------------
 
+
 class ChromaPeer:
     """Chroma in-process (ephemeral), HNSW with cosine space, our vectors added as given."""
 
@@ -107,12 +111,16 @@ class ChromaPeer:
         client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
         started = time.perf_counter()
         self.collection = client.create_collection(
-            f"memex-bench-{int(time.time())}", configuration={"hnsw": {"space": "cosine"}},
-            embedding_function=None)
+            f"memex-bench-{int(time.time())}",
+            configuration={"hnsw": {"space": "cosine"}},
+            embedding_function=None,
+        )
         step = client.get_max_batch_size()
         for i in range(0, len(corpus.seqs), step):
-            self.collection.add(ids=[str(s) for s in corpus.seqs[i:i + step]],
-                                embeddings=corpus.matrix[i:i + step])
+            self.collection.add(
+                ids=[str(s) for s in corpus.seqs[i : i + step]],
+                embeddings=corpus.matrix[i : i + step],
+            )
         self.build_seconds = time.perf_counter() - started
 
     def knn(self, query: FloatArray, k: int) -> list[int]:

@@ -44,11 +44,16 @@ PREFIXES = ("", "", "what did we say about ", "that chat about ", "remember ")
 
 # -- queries --------------------------------------------------------------------------------
 
+
 def make_queries(texts: Sequence[str], n: int, seed: int = 11) -> list[str]:
     """Word subsets and light paraphrases (content words shuffled) of real messages."""
     rng = random.Random(seed)
-    lines = [line.split(": ", 1)[1] for t in texts[:: max(1, len(texts) // 5000)]
-             for line in t.split("\n") if ": " in line]
+    lines = [
+        line.split(": ", 1)[1]
+        for t in texts[:: max(1, len(texts) // 5000)]
+        for line in t.split("\n")
+        if ": " in line
+    ]
     pool = [words for line in lines if len(words := peers.tokens(line)) >= 3]
     queries = []
     for i in range(n):
@@ -64,6 +69,7 @@ def make_queries(texts: Sequence[str], n: int, seed: int = 11) -> list[str]:
 
 # -- timing ---------------------------------------------------------------------------------
 
+
 def timed(fn: Callable[[str], object], queries: Sequence[str], warmup: int = 10) -> list[float]:
     for q in queries[:warmup]:
         fn(q)
@@ -75,8 +81,7 @@ def timed(fn: Callable[[str], object], queries: Sequence[str], warmup: int = 10)
     return samples
 
 
-def engine_runs(searcher: Searcher, queries: Sequence[str], label: str,
-                person: str) -> Samples:
+def engine_runs(searcher: Searcher, queries: Sequence[str], label: str, person: str) -> Samples:
     since = (NOW - timedelta(days=90)).date().isoformat()
     runs: dict[str, Callable[[str], object]] = {
         "hybrid": lambda q: searcher.search(q, LIMIT),
@@ -89,8 +94,9 @@ def engine_runs(searcher: Searcher, queries: Sequence[str], label: str,
     return {f"{label} {name}": timed(fn, queries) for name, fn in runs.items()}
 
 
-def component_runs(conn: Any, corpus: peers.Corpus, embedder: Embedder,
-                   queries: Sequence[str]) -> Samples:
+def component_runs(
+    conn: Any, corpus: peers.Corpus, embedder: Embedder, queries: Sequence[str]
+) -> Samples:
     exact, fts5, vec0 = peers.ExactScan(corpus), peers.Fts5(conn), peers.Vec0(conn)
     vectors = {q: embedder.embed_query(q) for q in queries}
     return {
@@ -98,30 +104,43 @@ def component_runs(conn: Any, corpus: peers.Corpus, embedder: Embedder,
         "vec0 float KNN alone (k=50)": timed(lambda q: vec0.knn(vectors[q], K), queries),
         "numpy exact scan alone (k=50)": timed(lambda q: exact.knn(vectors[q], K), queries),
         "FTS5 alone (k=50)": timed(lambda q: fts5.top(q, K), queries),
-        "seed design, raw SQL: embed + vec0 + FTS5 + RRF": timed(lambda q: peers.rrf(
-            [vec0.knn(embedder.embed_query(q), K), fts5.top(q, K)], LIMIT), queries),
-        "floor: embed + numpy scan + FTS5 + RRF": timed(lambda q: peers.rrf(
-            [exact.knn(embedder.embed_query(q), K), fts5.top(q, K)], LIMIT), queries),
+        "seed design, raw SQL: embed + vec0 + FTS5 + RRF": timed(
+            lambda q: peers.rrf([vec0.knn(embedder.embed_query(q), K), fts5.top(q, K)], LIMIT),
+            queries,
+        ),
+        "floor: embed + numpy scan + FTS5 + RRF": timed(
+            lambda q: peers.rrf([exact.knn(embedder.embed_query(q), K), fts5.top(q, K)], LIMIT),
+            queries,
+        ),
     }
 
 
-def peer_runs(corpus: peers.Corpus, embedder: Embedder, queries: Sequence[str]
-              ) -> tuple[Samples, dict[str, float], peers.ChromaPeer]:
+def peer_runs(
+    corpus: peers.Corpus, embedder: Embedder, queries: Sequence[str]
+) -> tuple[Samples, dict[str, float], peers.ChromaPeer]:
     chroma, bm25 = peers.ChromaPeer(corpus), peers.Bm25Peer(corpus)
     vectors = {q: embedder.embed_query(q) for q in queries}
     samples = {
         "Chroma HNSW alone (k=50)": timed(lambda q: chroma.knn(vectors[q], K), queries),
         "rank_bm25 alone (k=50)": timed(lambda q: bm25.top(q, K), queries),
-        "peer: embed + Chroma + rank_bm25 + RRF": timed(lambda q: peers.rrf(
-            [chroma.knn(embedder.embed_query(q), K), bm25.top(q, K)], LIMIT), queries),
+        "peer: embed + Chroma + rank_bm25 + RRF": timed(
+            lambda q: peers.rrf([chroma.knn(embedder.embed_query(q), K), bm25.top(q, K)], LIMIT),
+            queries,
+        ),
     }
-    builds = {"chroma_build_s": round(chroma.build_seconds, 1),
-              "rank_bm25_build_s": round(bm25.build_seconds, 1)}
+    builds = {
+        "chroma_build_s": round(chroma.build_seconds, 1),
+        "rank_bm25_build_s": round(bm25.build_seconds, 1),
+    }
     return samples, builds, chroma
 
 
-def recall_at_10(corpus: peers.Corpus, embedder: Embedder, queries: Sequence[str],
-                 others: dict[str, Callable[[Any, int], list[int]]]) -> dict[str, float]:
+def recall_at_10(
+    corpus: peers.Corpus,
+    embedder: Embedder,
+    queries: Sequence[str],
+    others: dict[str, Callable[[Any, int], list[int]]],
+) -> dict[str, float]:
     exact = peers.ExactScan(corpus)
     out: dict[str, list[float]] = {name: [] for name in others}
     for q in queries:
@@ -133,6 +152,7 @@ def recall_at_10(corpus: peers.Corpus, embedder: Embedder, queries: Sequence[str
 
 
 # -- process-level figures ------------------------------------------------------------------
+
 
 def cold_search(target: Path, query: str, runs: int = 5) -> float:
     args = [*perf_index.memex_command(), *perf_index.cli_args(target), "--search", query]
@@ -146,7 +166,8 @@ def cold_search(target: Path, query: str, runs: int = 5) -> float:
 
 def no_change_reindex(target: Path) -> tuple[float, float]:
     seconds, rss, code = perf_index.run_child(
-        [*perf_index.memex_command(), "reindex", *perf_index.cli_args(target)])
+        [*perf_index.memex_command(), "reindex", *perf_index.cli_args(target)]
+    )
     if code != 0:
         raise SystemExit(f"no-change reindex failed with exit code {code}")
     return seconds, rss
@@ -159,33 +180,53 @@ def db_size_mb(path: Path) -> float:
 
 # -- report ---------------------------------------------------------------------------------
 
+
 def latency_table(samples: Samples, peer: str | None, floor: str) -> str:
     base = {name: percentiles(v)["p50"] for name, v in samples.items()}
     rows = []
     for name, values in samples.items():
         p = percentiles(values)
-        ratios = [f"{p['p50'] / base[peer]:.2f}×" if peer in base else "–",
-                  f"{p['p50'] / base[floor]:.1f}×"]
+        ratios = [
+            f"{p['p50'] / base[peer]:.2f}×" if peer in base else "–",
+            f"{p['p50'] / base[floor]:.1f}×",
+        ]
         rows.append([name, round(p["p50"], 2), round(p["p95"], 2), round(p["p99"], 2), *ratios])
-    return markdown_table(["query path (warm)", "p50 ms", "p95 ms", "p99 ms", "p50 ÷ peer",
-                           "p50 ÷ floor"], rows)
+    return markdown_table(
+        ["query path (warm)", "p50 ms", "p95 ms", "p99 ms", "p50 ÷ peer", "p50 ÷ floor"], rows
+    )
 
 
 def process_table(figures: dict[str, Any]) -> str:
     b = figures["build"]
     rows = [
         ["chunks indexed", b["chunks"]],
-        ["full index (memex reindex, child process)",
-         f"resumed after an interruption: the last {b['seconds']} s only, throughput not measured"
-         if b.get("resumed") else f"{b['seconds']} s = {b['chunks_per_s']} chunks/s"],
+        [
+            "full index (memex reindex, child process)",
+            f"resumed after an interruption: the last {b['seconds']} s only, throughput not measured"
+            if b.get("resumed")
+            else f"{b['seconds']} s = {b['chunks_per_s']} chunks/s",
+        ],
         ["peak RSS during the full reindex", f"{b['peak_rss_mb']} MB"],
-        ["load average before / after the build", f"{b['load_avg_before']} / {b['load_avg_after']}"],
-        ["no-change reindex", f"{figures['no_change_s']:.2f} s (peak RSS {figures['no_change_rss_mb']:.0f} MB)"],
-        ["cold `memex --search` (new process → printed results, median of 5)", f"{figures['cold_search_s']:.2f} s"],
+        [
+            "load average before / after the build",
+            f"{b['load_avg_before']} / {b['load_avg_after']}",
+        ],
+        [
+            "no-change reindex",
+            f"{figures['no_change_s']:.2f} s (peak RSS {figures['no_change_rss_mb']:.0f} MB)",
+        ],
+        [
+            "cold `memex --search` (new process → printed results, median of 5)",
+            f"{figures['cold_search_s']:.2f} s",
+        ],
         ["database size (db + wal)", f"{figures['db_mb']:.1f} MB"],
     ]
-    rows.append(["vector cache: first load / matrix size",
-                 f"{figures['cache_load_s']} s / {figures['cache_mb']} MB"])
+    rows.append(
+        [
+            "vector cache: first load / matrix size",
+            f"{figures['cache_load_s']} s / {figures['cache_mb']} MB",
+        ]
+    )
     rows += [[f"{name}", f"{value} s"] for name, value in figures.get("peer_builds", {}).items()]
     rows += [[f"recall@10 vs exact: {name}", value] for name, value in figures["recall"].items()]
     return markdown_table(["figure", "value"], rows)
@@ -200,19 +241,24 @@ def targets_table(figures: dict[str, Any], samples: Samples) -> str:
         ["warm hybrid p50 ≤ 10 ms", f"{hybrid['p50']:.1f} ms", f"{cached['p50']:.1f} ms"],
         ["warm hybrid p95 ≤ 20 ms", f"{hybrid['p95']:.1f} ms", f"{cached['p95']:.1f} ms"],
         ["cold `memex --search` ≤ 0.8 s", f"{figures['cold_search_s']:.2f} s", "–"],
-        ["indexing ≥ 150 chunks/s",
-         "not measured (resumed build)" if b.get("resumed") else f"{b['chunks_per_s']} chunks/s",
-         "–"],
+        [
+            "indexing ≥ 150 chunks/s",
+            "not measured (resumed build)" if b.get("resumed") else f"{b['chunks_per_s']} chunks/s",
+            "–",
+        ],
         ["no-change reindex ≤ 3 s", f"{figures['no_change_s']:.2f} s", "–"],
     ]
-    return markdown_table(["SPEC §11 target", "one-shot path (vec0)", "warm path (vector cache)"],
-                          rows)
+    return markdown_table(
+        ["SPEC §11 target", "one-shot path (vec0)", "warm path (vector cache)"], rows
+    )
 
 
 # -- main -----------------------------------------------------------------------------------
 
-def measure(target: Path, build: perf_index.Build, n_queries: int, with_peers: bool
-            ) -> dict[str, Any]:
+
+def measure(
+    target: Path, build: perf_index.Build, n_queries: int, with_peers: bool
+) -> dict[str, Any]:
     """Every figure of one run. The engine's paths run with numpy's default BLAS threads, as
     in the app; the component, floor and peer paths hold BLAS to one thread, as the first
     runs did (two OpenBLAS threads fought onnxruntime's then-spinning threads)."""
@@ -225,33 +271,46 @@ def measure(target: Path, build: perf_index.Build, n_queries: int, with_peers: b
     queries = make_queries(corpus.texts, n_queries)
     embedder = create_embedder(settings)
     vectors = {q: embedder.embed_query(q) for q in queries}
-    samples = {"numpy exact scan alone (k=50), BLAS threads = cores": timed(
-        lambda q: peers.ExactScan(corpus).knn(vectors[q], K), queries)}
+    samples = {
+        "numpy exact scan alone (k=50), BLAS threads = cores": timed(
+            lambda q: peers.ExactScan(corpus).knn(vectors[q], K), queries
+        )
+    }
     figures: dict[str, Any] = {}
     # The engine's own paths run as the app runs them (numpy's default BLAS threads).
-    samples |= engine_runs(Searcher(settings, embedder=embedder, vector_cache=False),
-                           queries, "Memex one-shot path (vec0)", "Maya")
+    samples |= engine_runs(
+        Searcher(settings, embedder=embedder, vector_cache=False),
+        queries,
+        "Memex one-shot path (vec0)",
+        "Maya",
+    )
     cached = Searcher(settings, embedder=embedder, vector_cache=True)
     cache = cached.vector_cache
     assert cache is not None
     started = time.perf_counter()
     cache.refresh()
-    figures |= {"cache_load_s": round(time.perf_counter() - started, 2),
-                "cache_mb": round(cache.matrix.nbytes / 1e6, 1)}
+    figures |= {
+        "cache_load_s": round(time.perf_counter() - started, 2),
+        "cache_mb": round(cache.matrix.nbytes / 1e6, 1),
+    }
     samples |= engine_runs(cached, queries, "Memex warm path (vector cache)", "Maya")
     with threadpool_limits(limits=1, user_api="blas"):
         samples |= component_runs(conn, corpus, embedder, queries)
-        knn = {"vec0 float KNN": peers.Vec0(conn).knn,
-               "vector cache": lambda v, k: cache.knn(v, k)}
+        knn = {"vec0 float KNN": peers.Vec0(conn).knn, "vector cache": lambda v, k: cache.knn(v, k)}
         if with_peers:
             peer_samples, figures["peer_builds"], chroma = peer_runs(corpus, embedder, queries)
             samples |= peer_samples
             knn["Chroma HNSW"] = chroma.knn
         figures["recall"] = recall_at_10(corpus, embedder, queries, knn)
-    figures |= {"build": asdict(build), "no_change_s": no_change_s,
-                "no_change_rss_mb": no_change_rss, "db_mb": db_size_mb(settings.db_path),
-                "cold_search_s": cold_search(target, queries[0]), "queries": len(queries),
-                "query_examples": queries[:6]}
+    figures |= {
+        "build": asdict(build),
+        "no_change_s": no_change_s,
+        "no_change_rss_mb": no_change_rss,
+        "db_mb": db_size_mb(settings.db_path),
+        "cold_search_s": cold_search(target, queries[0]),
+        "queries": len(queries),
+        "query_examples": queries[:6],
+    }
     conn.close()
     return {"figures": figures, "samples": samples}
 
@@ -262,8 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached layer and index")
     p.add_argument("--no-peers", action="store_true", help="skip Chroma and rank_bm25")
-    p.add_argument("--quiet-load", type=float, default=0.0, metavar="L",
-                   help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L")
+    p.add_argument(
+        "--quiet-load",
+        type=float,
+        default=0.0,
+        metavar="L",
+        help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L",
+    )
     args = p.parse_args(argv)
     build = perf_index.build(args.chunks, args.rebuild)
     target = Path(build.db).parent
@@ -276,11 +340,22 @@ def main(argv: list[str] | None = None) -> int:
     print(process_table(result["figures"]) + "\n")
     print(latency_table(result["samples"], peer, "floor: embed + numpy scan + FTS5 + RRF"))
     print("\n" + targets_table(result["figures"], result["samples"]))
-    summary = {name: {k: round(v, 3) for k, v in percentiles(s).items()}
-               for name, s in result["samples"].items()}
+    summary = {
+        name: {k: round(v, 3) for k, v in percentiles(s).items()}
+        for name, s in result["samples"].items()
+    }
     out = OUT / f"perf-{args.chunks}.json"
-    out.write_text(json.dumps({"machine_before": before, "machine_after": machine(),
-                               "figures": result["figures"], "latency_ms": summary}, indent=2))
+    out.write_text(
+        json.dumps(
+            {
+                "machine_before": before,
+                "machine_after": machine(),
+                "figures": result["figures"],
+                "latency_ms": summary,
+            },
+            indent=2,
+        )
+    )
     print(f"\nload average {before['load_avg_1m']} → {machine()['load_avg_1m']}; JSON in {out}")
     return 0
 

@@ -20,12 +20,62 @@ from engine.extractors.chunking import Message, message_windows
 NOW = datetime(2026, 6, 30, 12, 0, 0)
 SPAN_DAYS = 3 * 365
 SHARES = {"chat": 0.86, "meeting": 0.07, "note": 0.07}
-NAMES = ("Maya", "Jonas", "Sofie", "Ahmed", "Lena", "Ola", "Priya", "Tom", "Ingrid", "Kari",
-         "Mateo", "Yuki", "Noah", "Emma", "Lars", "Aisha", "Ben", "Clara", "David", "Eva",
-         "Farid", "Grace", "Hugo", "Iris", "Jakob", "Kim", "Liam", "Mia", "Nina", "Oscar",
-         "Pia", "Rune", "Sara", "Theo", "Una", "Viktor", "Wen", "Xavier", "Ylva", "Zoe")
-TOPICS = ("roadmap", "budget", "hiring", "launch", "retro", "design review", "offsite",
-          "customer call", "incident review", "planning", "research sync", "board prep")
+NAMES = (
+    "Maya",
+    "Jonas",
+    "Sofie",
+    "Ahmed",
+    "Lena",
+    "Ola",
+    "Priya",
+    "Tom",
+    "Ingrid",
+    "Kari",
+    "Mateo",
+    "Yuki",
+    "Noah",
+    "Emma",
+    "Lars",
+    "Aisha",
+    "Ben",
+    "Clara",
+    "David",
+    "Eva",
+    "Farid",
+    "Grace",
+    "Hugo",
+    "Iris",
+    "Jakob",
+    "Kim",
+    "Liam",
+    "Mia",
+    "Nina",
+    "Oscar",
+    "Pia",
+    "Rune",
+    "Sara",
+    "Theo",
+    "Una",
+    "Viktor",
+    "Wen",
+    "Xavier",
+    "Ylva",
+    "Zoe",
+)
+TOPICS = (
+    "roadmap",
+    "budget",
+    "hiring",
+    "launch",
+    "retro",
+    "design review",
+    "offsite",
+    "customer call",
+    "incident review",
+    "planning",
+    "research sync",
+    "board prep",
+)
 CHANNELS_PER_10K = 40
 
 
@@ -66,9 +116,16 @@ def remixed(conversations: list[list[Line]], rng: random.Random) -> Iterator[lis
 
 def windows_of(conv: list[Line], start: datetime) -> int:
     """How many chunks the chat extractor will make of this conversation."""
-    messages = [Message(when=(start + timedelta(seconds=30 * i)).isoformat(), sender=m.sender,
-                        text=m.text, conversation="c", epoch=start.timestamp() + 30 * i)
-                for i, m in enumerate(conv)]
+    messages = [
+        Message(
+            when=(start + timedelta(seconds=30 * i)).isoformat(),
+            sender=m.sender,
+            text=m.text,
+            conversation="c",
+            epoch=start.timestamp() + 30 * i,
+        )
+        for i, m in enumerate(conv)
+    ]
     return sum(1 for _ in message_windows(messages))
 
 
@@ -108,13 +165,27 @@ class LayerWriter:
         telegram = number % 5 in (1, 3)  # 40 % of the chat logs are Telegram-style
         if telegram:
             path = self.root / "data" / "telegram" / f"chat-{number:04d}.jsonl"
-            rows = [{"date": when.isoformat(), "chat": f"chat {number}", "from": m.sender,
-                     "text": m.text} for when, m in lines]
+            rows = [
+                {
+                    "date": when.isoformat(),
+                    "chat": f"chat {number}",
+                    "from": m.sender,
+                    "text": m.text,
+                }
+                for when, m in lines
+            ]
         else:
             path = self.root / "data" / "slack" / f"channel-{number:04d}.jsonl"
-            rows = [{"ts": f"{when.replace(tzinfo=UTC).timestamp():.6f}",
-                     "channel": f"channel-{number}", "user": m.sender.lower(),
-                     "user_name": m.sender, "text": m.text} for when, m in lines]
+            rows = [
+                {
+                    "ts": f"{when.replace(tzinfo=UTC).timestamp():.6f}",
+                    "channel": f"channel-{number}",
+                    "user": m.sender.lower(),
+                    "user_name": m.sender,
+                    "text": m.text,
+                }
+                for when, m in lines
+            ]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
@@ -138,8 +209,11 @@ class LayerWriter:
             size += len(text) + 12
         path = self.root / "data" / "meetings" / "processed" / f"{day}-meeting-{number:04d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\ntitle: {json.dumps(title)}\ndate: {day}\nattendees: "
-                        f"{json.dumps(people)}\n---\n\n" + "\n".join(turns) + "\n", encoding="utf-8")
+        path.write_text(
+            f"---\ntitle: {json.dumps(title)}\ndate: {day}\nattendees: "
+            f"{json.dumps(people)}\n---\n\n" + "\n".join(turns) + "\n",
+            encoding="utf-8",
+        )
 
     def _notes(self) -> int:
         made, number = 0, 0

@@ -57,8 +57,14 @@ def run_child(args: list[str], log: Path | None = None) -> tuple[float, float, i
 
 def cli_args(target: Path) -> list[str]:
     settings = bench_settings([target / "layer"], target / "memex.db")
-    return ["--root", str(target / "layer"), "--db", str(settings.db_path),
-            "--config", str(target / "bench-config.toml")]
+    return [
+        "--root",
+        str(target / "layer"),
+        "--db",
+        str(settings.db_path),
+        "--config",
+        str(target / "bench-config.toml"),
+    ]
 
 
 def target_dir(chunks: int) -> Path:
@@ -84,8 +90,9 @@ def build(chunks: int, rebuild: bool = False) -> Build:
         made = perf_data.LayerWriter(target / "layer", chunks).write()
         print(f"wrote the layer: {made}", file=sys.stderr)
     load_before = os.getloadavg()[0]
-    seconds, rss, code = run_child([*memex_command(), "reindex", *cli_args(target)],
-                                   target / "reindex.log")
+    seconds, rss, code = run_child(
+        [*memex_command(), "reindex", *cli_args(target)], target / "reindex.log"
+    )
     if code != 0:
         raise SystemExit(f"memex reindex failed ({code}); see {target / 'reindex.log'}")
     conn = db.connect(target / "memex.db", create=False)
@@ -93,10 +100,19 @@ def build(chunks: int, rebuild: bool = False) -> Build:
     files = conn.execute("SELECT count(*) FROM index_state").fetchone()[0]
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
-    result = Build(str(target / "layer"), str(target / "memex.db"), count, files,
-                   round(seconds, 1), round(count / seconds, 1), round(rss, 1),
-                   round(load_before, 2), round(os.getloadavg()[0], 2),
-                   time.strftime("%Y-%m-%d %H:%M:%S"), resumed)
+    result = Build(
+        str(target / "layer"),
+        str(target / "memex.db"),
+        count,
+        files,
+        round(seconds, 1),
+        round(count / seconds, 1),
+        round(rss, 1),
+        round(load_before, 2),
+        round(os.getloadavg()[0], 2),
+        time.strftime("%Y-%m-%d %H:%M:%S"),
+        resumed,
+    )
     manifest.write_text(json.dumps(asdict(result), indent=2))
     return result
 

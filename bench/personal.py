@@ -68,13 +68,23 @@ class Resolution:
 def load_cases(path: Path = CASES) -> list[Case]:
     raw = json.loads(path.read_text(encoding="utf-8"))
     items = raw["cases"] if isinstance(raw, dict) else raw
-    return [Case(id=str(c["id"]), kind=str(c.get("kind", "other")), query=str(c["query"]),
-                 relevant=tuple(c["relevant"]), source_types=tuple(c.get("source_types") or ()),
-                 since=c.get("since"), until=c.get("until"), people=tuple(c.get("people") or ()))
-            for c in items]
+    return [
+        Case(
+            id=str(c["id"]),
+            kind=str(c.get("kind", "other")),
+            query=str(c["query"]),
+            relevant=tuple(c["relevant"]),
+            source_types=tuple(c.get("source_types") or ()),
+            since=c.get("since"),
+            until=c.get("until"),
+            people=tuple(c.get("people") or ()),
+        )
+        for c in items
+    ]
 
 
 # -- relevant items -> result ids -----------------------------------------------------------
+
 
 def resolve(conn: apsw.Connection, root: Path, cases: Sequence[Case]) -> Resolution:
     """Each relevant item to exactly one result id; anything else is a problem."""
@@ -96,9 +106,12 @@ def _resolve_item(conn: apsw.Connection, root: Path, item: dict[str, Any]) -> tu
         return f"profile:{slugify(str(item['profile']))}", ""
     path = str((root / str(item["file"])).resolve())
     needle = str(item["contains"])
-    ids = [r[0] for r in conn.execute(
-        "SELECT id FROM chunks WHERE source_file = ? AND instr(content, ?) > 0",
-        (path, needle))]
+    ids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM chunks WHERE source_file = ? AND instr(content, ?) > 0", (path, needle)
+        )
+    ]
     if len(ids) != 1:
         return "", f"{item['file']} has {len(ids)} chunk(s) containing {needle!r} (want 1)"
     return ids[0], ""
@@ -106,10 +119,22 @@ def _resolve_item(conn: apsw.Connection, root: Path, item: dict[str, Any]) -> tu
 
 # -- running and scoring --------------------------------------------------------------------
 
+
 def run_cases(searcher: Searcher, cases: Sequence[Case]) -> dict[str, list[str]]:
-    return {c.id: [r.id for r in searcher.search(
-        c.query, DEPTH, c.source_types or None, since=c.since, until=c.until,
-        people=c.people or None).results] for c in cases}
+    return {
+        c.id: [
+            r.id
+            for r in searcher.search(
+                c.query,
+                DEPTH,
+                c.source_types or None,
+                since=c.since,
+                until=c.until,
+                people=c.people or None,
+            ).results
+        ]
+        for c in cases
+    }
 
 
 def benchmark(settings: Settings, cases: Sequence[Case] | None = None) -> dict[str, Any]:
@@ -130,21 +155,33 @@ def benchmark(settings: Settings, cases: Sequence[Case] | None = None) -> dict[s
     return summarise(scored, per_case, resolution.problems, runs)
 
 
-def summarise(cases: Sequence[Case], per_case: dict[str, dict[str, float]],
-              problems: list[str], runs: dict[str, list[str]]) -> dict[str, Any]:
+def summarise(
+    cases: Sequence[Case],
+    per_case: dict[str, dict[str, float]],
+    problems: list[str],
+    runs: dict[str, list[str]],
+) -> dict[str, Any]:
     def means(ids: Sequence[str]) -> dict[str, float]:
-        return {"ndcg@10": round(statistics.fmean(per_case[i]["ndcg_cut_10"] for i in ids), 4),
-                "mrr@10": round(statistics.fmean(per_case[i]["recip_rank"] for i in ids), 4),
-                "cases": len(ids)}
+        return {
+            "ndcg@10": round(statistics.fmean(per_case[i]["ndcg_cut_10"] for i in ids), 4),
+            "mrr@10": round(statistics.fmean(per_case[i]["recip_rank"] for i in ids), 4),
+            "cases": len(ids),
+        }
 
     kinds = sorted({c.kind for c in cases})
     return {
         "mean": means([c.id for c in cases]),
         "per_kind": {k: means([c.id for c in cases if c.kind == k]) for k in kinds},
-        "per_case": {c.id: {"kind": c.kind, "query": c.query,
-                            "ndcg@10": round(per_case[c.id]["ndcg_cut_10"], 4),
-                            "mrr@10": round(per_case[c.id]["recip_rank"], 4),
-                            "top3": runs[c.id][:3]} for c in cases},
+        "per_case": {
+            c.id: {
+                "kind": c.kind,
+                "query": c.query,
+                "ndcg@10": round(per_case[c.id]["ndcg_cut_10"], 4),
+                "mrr@10": round(per_case[c.id]["recip_rank"], 4),
+                "top3": runs[c.id][:3],
+            }
+            for c in cases
+        },
         "problems": problems,
     }
 
@@ -158,6 +195,7 @@ def report(summary: dict[str, Any]) -> str:
 
 # -- the demo index -------------------------------------------------------------------------
 
+
 def demo_index(rebuild: bool = False) -> Settings:
     """The demo layer indexed once per demo-data + engine-code hash, under bench/out/."""
     files = [p for p in demo_dir().rglob("*") if p.is_file()]
@@ -169,8 +207,10 @@ def demo_index(rebuild: bool = False) -> Settings:
         shutil.copytree(demo_dir(), root)
         settings = bench_settings([root], db_path, now=DEMO_TODAY)
         stats = reindex(settings=settings)
-        print(f"indexed the demo layer: {stats.chunks} chunks in {stats.seconds:.1f} s",
-              file=sys.stderr)
+        print(
+            f"indexed the demo layer: {stats.chunks} chunks in {stats.seconds:.1f} s",
+            file=sys.stderr,
+        )
         (target / "done").write_text("ok")
     return settings
 
@@ -181,16 +221,28 @@ def cases_digest(path: Path = CASES) -> str:
 
 def write_baseline(summary: dict[str, Any]) -> None:
     mean = summary["mean"]
-    BASELINE.write_text(json.dumps({"ndcg@10": mean["ndcg@10"], "mrr@10": mean["mrr@10"],
-                                    "cases": mean["cases"], "cases_sha256": cases_digest()},
-                                   indent=2) + "\n")
+    BASELINE.write_text(
+        json.dumps(
+            {
+                "ndcg@10": mean["ndcg@10"],
+                "mrr@10": mean["mrr@10"],
+                "cases": mean["cases"],
+                "cases_sha256": cases_digest(),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.personal", description=__doc__.split("\n")[0])
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached demo index")
-    p.add_argument("--update-baseline", action="store_true",
-                   help=f"write the means to {BASELINE.relative_to(REPO)}")
+    p.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help=f"write the means to {BASELINE.relative_to(REPO)}",
+    )
     p.add_argument("--json", type=Path, default=OUT / "personal.json")
     args = p.parse_args(argv)
     if not CASES.exists():

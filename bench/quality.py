@@ -44,8 +44,12 @@ from engine.settings import Settings
 from engine.store import db
 
 MEASURES = {"ndcg_cut.10", "recip_rank", "recall.10,50"}
-COLUMNS = [("nDCG@10", "ndcg_cut_10"), ("MRR@10", "recip_rank"), ("R@10", "recall_10"),
-           ("R@50", "recall_50")]
+COLUMNS = [
+    ("nDCG@10", "ndcg_cut_10"),
+    ("MRR@10", "recip_rank"),
+    ("R@10", "recall_10"),
+    ("R@50", "recall_50"),
+]
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,11 @@ class Config:
     changes: tuple[tuple[str, Any], ...] = ()
 
 
-PLAIN = (("search__recency", False), ("search__entity_injection", False),
-         ("search__diversity", False))
+PLAIN = (
+    ("search__recency", False),
+    ("search__entity_injection", False),
+    ("search__diversity", False),
+)
 
 CONFIGS = (
     Config("bm25", "bm25"),
@@ -74,8 +81,13 @@ CONFIGS = (
 
 # -- the index ------------------------------------------------------------------------------
 
-CHUNKING_CODE = ("extractors/chunking.py", "extractors/slack.py", "extractors/meeting.py",
-                 "extractors/markdown.py", "embedders/local.py")
+CHUNKING_CODE = (
+    "extractors/chunking.py",
+    "extractors/slack.py",
+    "extractors/meeting.py",
+    "extractors/markdown.py",
+    "embedders/local.py",
+)
 
 
 def cache_dir(data_dir: Path) -> Path:
@@ -100,12 +112,16 @@ def build(data_dir: Path, rebuild: bool) -> tuple[Path, qd.Layer]:
     seconds = time.perf_counter() - started
     if stats.errors:
         raise SystemExit(f"indexing reported errors: {stats.errors[:3]}")
-    print(f"indexed {stats.files} files, {stats.chunks} chunks in {seconds:.1f} s "
-          f"({stats.chunks / seconds:.0f} chunks/s)", file=sys.stderr)
+    print(
+        f"indexed {stats.files} files, {stats.chunks} chunks in {seconds:.1f} s "
+        f"({stats.chunks / seconds:.0f} chunks/s)",
+        file=sys.stderr,
+    )
     # The text now lives in the index; keep only the people file the searcher reads.
     shutil.rmtree(target / "layer" / "data")
-    manifest.write_text(json.dumps({**layer.to_json(), "index_seconds": seconds,
-                                    "chunks": stats.chunks}))
+    manifest.write_text(
+        json.dumps({**layer.to_json(), "index_seconds": seconds, "chunks": stats.chunks})
+    )
     return target, layer
 
 
@@ -117,8 +133,10 @@ def base_settings(target: Path, layer: qd.Layer) -> Settings:
 
 # -- runs -----------------------------------------------------------------------------------
 
-def run_config(searcher: Searcher, questions: list[qd.Question], mode: str,
-               limit: int) -> tuple[Run, float]:
+
+def run_config(
+    searcher: Searcher, questions: list[qd.Question], mode: str, limit: int
+) -> tuple[Run, float]:
     run: Run = {}
     started = time.perf_counter()
     for q in questions:
@@ -133,8 +151,13 @@ def score(qrels: Qrels, top10: Run, top50: Run) -> dict[str, dict[str, float]]:
     return {q: {**per_query[q], "recall_50": deep[q]["recall_50"]} for q in qrels}
 
 
-def measure(settings: Settings, questions: list[qd.Question], qrels: Qrels,
-            embedder: CachedEmbedder, configs: Sequence[Config] = CONFIGS) -> dict[str, Any]:
+def measure(
+    settings: Settings,
+    questions: list[qd.Question],
+    qrels: Qrels,
+    embedder: CachedEmbedder,
+    configs: Sequence[Config] = CONFIGS,
+) -> dict[str, Any]:
     results: dict[str, Any] = {}
     datasets = {d: [q.qid for q in questions if q.dataset == d] for d in ("locomo", "qmsum")}
     for config in configs:
@@ -143,9 +166,13 @@ def measure(settings: Settings, questions: list[qd.Question], qrels: Qrels,
         top50, _ = run_config(searcher, questions, config.mode, 50)
         searcher.close()
         per_query = score(qrels, top10, top50)
-        results[config.name] = {"ms_per_query": round(ms, 2), **{
-            name: {label: round(mean(per_query, key, qids), 4) for label, key in COLUMNS}
-            for name, qids in datasets.items()}}
+        results[config.name] = {
+            "ms_per_query": round(ms, 2),
+            **{
+                name: {label: round(mean(per_query, key, qids), 4) for label, key in COLUMNS}
+                for name, qids in datasets.items()
+            },
+        }
         print(f"  {config.name}: {ms:.1f} ms/query", file=sys.stderr)
     return results
 
@@ -167,13 +194,15 @@ def parse_sets(items: Sequence[str]) -> dict[str, Any]:
 
 # -- report ---------------------------------------------------------------------------------
 
+
 def report(results: dict[str, Any], counts: dict[str, int]) -> str:
     parts = []
     for dataset, title in (("locomo", "LoCoMo"), ("qmsum", "QMSum")):
-        rows = [[name, *[r[dataset][label] for label, _ in COLUMNS]]
-                for name, r in results.items()]
-        parts.append(f"**{title}** ({counts[dataset]} questions)\n\n"
-                     + markdown_table(["configuration", *[c for c, _ in COLUMNS]], rows))
+        rows = [[name, *[r[dataset][label] for label, _ in COLUMNS]] for name, r in results.items()]
+        parts.append(
+            f"**{title}** ({counts[dataset]} questions)\n\n"
+            + markdown_table(["configuration", *[c for c, _ in COLUMNS]], rows)
+        )
     return "\n\n".join(parts)
 
 
@@ -183,10 +212,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached index")
     p.add_argument("--quick", type=int, default=0, metavar="N", help="only N questions per set")
     p.add_argument("--json", type=Path, default=OUT / "quality.json")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a setting for every configuration (search.rrf_k=20)")
-    p.add_argument("--only", action="append", default=[], metavar="NAME",
-                   help="run only the configurations whose name starts with NAME")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a setting for every configuration (search.rrf_k=20)",
+    )
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only the configurations whose name starts with NAME",
+    )
     args = p.parse_args(argv)
     if not (args.data / "locomo").is_dir() or not (args.data / "qmsum" / "val.jsonl").exists():
         print(f"skipped: no evaluation data at {args.data} (expects locomo/ and qmsum/val.jsonl)")
@@ -200,8 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     conn.close()
     questions = [q for q in layer.questions if q.qid in mapping.qrels]
     if args.quick:
-        questions = [q for d in ("locomo", "qmsum")
-                     for q in [x for x in questions if x.dataset == d][:args.quick]]
+        questions = [
+            q
+            for d in ("locomo", "qmsum")
+            for q in [x for x in questions if x.dataset == d][: args.quick]
+        ]
     qrels = {q.qid: mapping.qrels[q.qid] for q in questions}
     counts = {d: sum(1 for q in questions if q.dataset == d) for d in ("locomo", "qmsum")}
     embedder = CachedEmbedder(create_embedder(settings))
@@ -210,14 +252,27 @@ def main(argv: list[str] | None = None) -> int:
     table = report(results, counts)
     print(table)
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({
-        "machine": machine(), "now": settings.now, "settings_changed": args.set, "chunks": chunks, "questions": counts,
-        "unresolved_questions": len(mapping.unresolved), "evidence_probe_misses":
-        mapping.missing_probe, "seconds": round(time.perf_counter() - started, 1),
-        "results": results}, indent=2))
-    print(f"\n{chunks} chunks; {len(mapping.unresolved)} question(s) without resolvable evidence "
-          f"skipped; {mapping.missing_probe} evidence probe(s) not found in their chunk; "
-          f"now = {settings.now}; {time.perf_counter() - started:.0f} s; JSON in {args.json}")
+    args.json.write_text(
+        json.dumps(
+            {
+                "machine": machine(),
+                "now": settings.now,
+                "settings_changed": args.set,
+                "chunks": chunks,
+                "questions": counts,
+                "unresolved_questions": len(mapping.unresolved),
+                "evidence_probe_misses": mapping.missing_probe,
+                "seconds": round(time.perf_counter() - started, 1),
+                "results": results,
+            },
+            indent=2,
+        )
+    )
+    print(
+        f"\n{chunks} chunks; {len(mapping.unresolved)} question(s) without resolvable evidence "
+        f"skipped; {mapping.missing_probe} evidence probe(s) not found in their chunk; "
+        f"now = {settings.now}; {time.perf_counter() - started:.0f} s; JSON in {args.json}"
+    )
     return 0
 
 

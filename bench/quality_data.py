@@ -53,14 +53,25 @@ class Layer:
     files: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"newest": self.newest.isoformat(), "people": self.people, "files": self.files,
-                "questions": [asdict(q) for q in self.questions]}
+        return {
+            "newest": self.newest.isoformat(),
+            "people": self.people,
+            "files": self.files,
+            "questions": [asdict(q) for q in self.questions],
+        }
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Layer:
-        questions = [Question(q["qid"], q["dataset"], q["query"],
-                              [Evidence(**e) for e in q["evidence"]], q.get("category", 0))
-                     for q in raw["questions"]]
+        questions = [
+            Question(
+                q["qid"],
+                q["dataset"],
+                q["query"],
+                [Evidence(**e) for e in q["evidence"]],
+                q.get("category", 0),
+            )
+            for q in raw["questions"]
+        ]
         return cls(questions, datetime.fromisoformat(raw["newest"]), raw["people"], raw["files"])
 
 
@@ -69,6 +80,7 @@ def data_files(data_dir: Path) -> list[Path]:
 
 
 # -- LoCoMo -> Slack JSONL ------------------------------------------------------------------
+
 
 def parse_session_date(text: str) -> datetime:
     """'1:56 pm on 8 May, 2023' -> datetime(2023, 5, 8, 13, 56)."""
@@ -95,8 +107,12 @@ def _messages(conv: dict[str, Any]) -> Iterator[tuple[datetime, str, str, str]]:
     for start, turns in _sessions(conv):
         kept = [t for t in turns if str(t.get("text", "")).strip()]
         for i, turn in enumerate(kept):
-            yield (start + timedelta(minutes=i), _norm_dia(turn["dia_id"]),
-                   str(turn["speaker"]), str(turn["text"]).strip())
+            yield (
+                start + timedelta(minutes=i),
+                _norm_dia(turn["dia_id"]),
+                str(turn["speaker"]),
+                str(turn["text"]).strip(),
+            )
 
 
 def convert_locomo(path: Path, root: Path) -> tuple[list[Question], datetime, list[str]]:
@@ -110,9 +126,17 @@ def convert_locomo(path: Path, root: Path) -> tuple[list[Question], datetime, li
     lines: list[str] = []
     for i, (when, dia_id, speaker, text) in enumerate(messages):
         turn_index[dia_id] = Evidence(name, i, f"{speaker}: {text}")
-        lines.append(json.dumps({
-            "ts": f"{when.replace(tzinfo=UTC).timestamp():.6f}", "channel": channel,
-            "user": speaker.lower(), "user_name": speaker, "text": text}))
+        lines.append(
+            json.dumps(
+                {
+                    "ts": f"{when.replace(tzinfo=UTC).timestamp():.6f}",
+                    "channel": channel,
+                    "user": speaker.lower(),
+                    "user_name": speaker,
+                    "text": text,
+                }
+            )
+        )
     newest = messages[-1][0] if messages else datetime.min
     out = root / SLACK_DIR / name
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -123,8 +147,15 @@ def convert_locomo(path: Path, root: Path) -> tuple[list[Question], datetime, li
             continue
         ids = _EVIDENCE.findall(" ".join(str(e) for e in qa.get("evidence", [])))
         evidence = [turn_index[f"D{s}:{t}"] for s, t in ids if f"D{s}:{t}" in turn_index]
-        questions.append(Question(f"locomo-{path.stem}-{n}", "locomo", str(qa["question"]),
-                                  evidence, int(qa.get("category", 0))))
+        questions.append(
+            Question(
+                f"locomo-{path.stem}-{n}",
+                "locomo",
+                str(qa["question"]),
+                evidence,
+                int(qa.get("category", 0)),
+            )
+        )
     speakers = [str(conv.get("speaker_a", "")), str(conv.get("speaker_b", ""))]
     return questions, newest, [s for s in speakers if s]
 
@@ -135,6 +166,7 @@ def _norm_dia(dia_id: str) -> str:
 
 
 # -- QMSum -> meeting Markdown --------------------------------------------------------------
+
 
 def convert_qmsum(path: Path, root: Path, last_day: datetime) -> list[Question]:
     """Each meeting -> data/meetings/processed/qmsum-val-NN.md, dated a week apart up to
@@ -147,9 +179,12 @@ def convert_qmsum(path: Path, root: Path, last_day: datetime) -> list[Question]:
         turns = row["meeting_transcripts"]
         kept = _write_meeting(root / MEETING_DIR / name, f"QMSum meeting {m:02d}", day, turns)
         for n, item in enumerate(row.get("specific_query_list", [])):
-            evidence = [Evidence(name, kept[t], _probe(turns[t]))
-                        for a, b in item.get("relevant_text_span", [])
-                        for t in range(int(a), int(b) + 1) if t in kept]
+            evidence = [
+                Evidence(name, kept[t], _probe(turns[t]))
+                for a, b in item.get("relevant_text_span", [])
+                for t in range(int(a), int(b) + 1)
+                if t in kept
+            ]
             questions.append(Question(f"qmsum-{m:02d}-{n}", "qmsum", str(item["query"]), evidence))
     return questions
 
@@ -174,8 +209,15 @@ def _probe(turn: dict[str, Any]) -> str:
 def _write_meeting(path: Path, title: str, day: Any, turns: list[dict[str, Any]]) -> dict[int, int]:
     """Write the transcript; returns original turn index -> index among written turns."""
     speakers = list(dict.fromkeys(_speaker(t["speaker"]) for t in turns))
-    lines = ["---", f"title: {json.dumps(title)}", f"date: {day.isoformat()}",
-             "attendees: " + json.dumps(speakers), "---", f"# {title}", ""]
+    lines = [
+        "---",
+        f"title: {json.dumps(title)}",
+        f"date: {day.isoformat()}",
+        "attendees: " + json.dumps(speakers),
+        "---",
+        f"# {title}",
+        "",
+    ]
     kept: dict[int, int] = {}
     for i, turn in enumerate(turns):
         text = _clean(turn["content"])
@@ -188,6 +230,7 @@ def _write_meeting(path: Path, title: str, day: Any, turns: list[dict[str, Any]]
 
 
 # -- the layer ------------------------------------------------------------------------------
+
 
 def write_layer(data_dir: Path, root: Path) -> Layer:
     """Convert every data set under `data_dir` into a data layer at `root`."""
@@ -211,12 +254,15 @@ def _write_people(root: Path, names: list[str]) -> None:
     """The chat partners as known people, so entity injection does what it would for a user."""
     path = root / "profile" / "relationships.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    people = [{"name": n, "relationship": "friend", "context": "LoCoMo conversation partner"}
-              for n in names]
+    people = [
+        {"name": n, "relationship": "friend", "context": "LoCoMo conversation partner"}
+        for n in names
+    ]
     path.write_text(json.dumps({"people": people}, indent=1), encoding="utf-8")
 
 
 # -- qrels ----------------------------------------------------------------------------------
+
 
 @dataclass
 class Mapping:
@@ -250,8 +296,9 @@ def build_qrels(conn: apsw.Connection, questions: list[Question]) -> Mapping:
 def _turn_spans(conn: apsw.Connection) -> dict[str, list[tuple[int, str, str]]]:
     """file name -> [(first turn index, chunk id, content)] in file order."""
     out: dict[str, list[tuple[int, str, str]]] = {}
-    rows = conn.execute("SELECT source_file, id, content, metadata FROM chunks "
-                        "ORDER BY source_file, ordinal").fetchall()
+    rows = conn.execute(
+        "SELECT source_file, id, content, metadata FROM chunks ORDER BY source_file, ordinal"
+    ).fetchall()
     counted: dict[str, int] = {}
     for source_file, chunk_id, content, metadata in rows:
         name = Path(source_file).name

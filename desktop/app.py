@@ -80,8 +80,10 @@ def main(argv: Sequence[str]) -> int:
         return 0
     server = InstanceServer()
     if not server.listen(name):
-        sys.stderr.write(f"memex: cannot listen on {name} ({server.error()}); "
-                         "a second launch will start a second Memex\n")
+        sys.stderr.write(
+            f"memex: cannot listen on {name} ({server.error()}); "
+            "a second launch will start a second Memex\n"
+        )
     from desktop.controller import MemexApp
 
     memex = MemexApp(app, settings, overrides=overrides_from(args))

@@ -27,19 +27,35 @@ def launch_command() -> list[str]:
 
 
 def xdg_entry(command: list[str]) -> str:
-    return "\n".join([
-        "[Desktop Entry]", "Type=Application", "Name=Memex",
-        "Comment=Search your whole digital life", f"Exec={shlex.join(command)}",
-        "Icon=memex", "Terminal=false", "X-GNOME-Autostart-enabled=true", ""])
+    return "\n".join(
+        [
+            "[Desktop Entry]",
+            "Type=Application",
+            "Name=Memex",
+            "Comment=Search your whole digital life",
+            f"Exec={shlex.join(command)}",
+            "Icon=memex",
+            "Terminal=false",
+            "X-GNOME-Autostart-enabled=true",
+            "",
+        ]
+    )
 
 
 def launch_agent(command: list[str]) -> bytes:
-    return plistlib.dumps({"Label": LAUNCH_AGENT, "ProgramArguments": command,
-                           "RunAtLoad": True, "ProcessType": "Interactive"})
+    return plistlib.dumps(
+        {
+            "Label": LAUNCH_AGENT,
+            "ProgramArguments": command,
+            "RunAtLoad": True,
+            "ProcessType": "Interactive",
+        }
+    )
 
 
-def autostart_path(platform: str = sys.platform, home: Path | None = None,
-                   xdg_config_home: str | None = None) -> Path | None:
+def autostart_path(
+    platform: str = sys.platform, home: Path | None = None, xdg_config_home: str | None = None
+) -> Path | None:
     """The file that makes the app start at login (None on Windows: a registry value)."""
     home = home or Path.home()
     if platform == "darwin":
@@ -50,8 +66,13 @@ def autostart_path(platform: str = sys.platform, home: Path | None = None,
     return base / "autostart" / f"{APP_ID}.desktop"
 
 
-def set_start_at_login(enabled: bool, *, platform: str = sys.platform,
-                       path: Path | None = None, command: list[str] | None = None) -> None:
+def set_start_at_login(
+    enabled: bool,
+    *,
+    platform: str = sys.platform,
+    path: Path | None = None,
+    command: list[str] | None = None,
+) -> None:
     """Create or remove the login item; raises OSError when the system refuses."""
     command = command or launch_command()
     if platform == "win32":

@@ -58,8 +58,7 @@ class Timeline(QWidget):
         text_width = max(40, width - 16 - date_width)
         rows, y = [], 0.0
         for _, what in self.items:
-            box = metrics.boundingRect(0, 0, text_width, 1000,
-                                       int(Qt.TextFlag.TextWordWrap), what)
+            box = metrics.boundingRect(0, 0, text_width, 1000, int(Qt.TextFlag.TextWordWrap), what)
             height = max(float(ROW), box.height() + 6.0)
             rows.append((y, height))
             y += height
@@ -90,17 +89,21 @@ class Timeline(QWidget):
             painter.drawEllipse(QPointF(5, top + ROW / 2), 4, 4)
             painter.setFont(small)
             painter.setPen(QColor(t["muted"]))
-            painter.drawText(QRectF(16, top, date_width, ROW), Qt.AlignmentFlag.AlignVCenter,
-                             short_date(when))
+            painter.drawText(
+                QRectF(16, top, date_width, ROW), Qt.AlignmentFlag.AlignVCenter, short_date(when)
+            )
             painter.setFont(body)
             painter.setPen(QColor(t["text"]))
-            painter.drawText(QRectF(16 + date_width, top + 3, self.width() - 16 - date_width,
-                                    height), int(Qt.TextFlag.TextWordWrap), what)
+            painter.drawText(
+                QRectF(16 + date_width, top + 3, self.width() - 16 - date_width, height),
+                int(Qt.TextFlag.TextWordWrap),
+                what,
+            )
         painter.end()
 
 
 def short_date(value: str) -> str:
-    """"2019-03-02" → "Mar 2019" (other text is kept as it is)."""
+    """ "2019-03-02" → "Mar 2019" (other text is kept as it is)."""
     try:
         return date.fromisoformat(value[:10]).strftime("%b %Y")
     except ValueError:
@@ -192,8 +195,11 @@ class ProfileCard(QFrame):
         self.notes.setText("\n".join(f"•  {n}" for n in notes[:MAX_NOTES]))
         self.notes.setVisible(bool(notes))
         self._set_interests([str(i) for i in profile.get("interests") or []])
-        milestones = [(str(m.get("date", "")), str(m.get("event", "")))
-                      for m in profile.get("milestones") or [] if isinstance(m, dict)]
+        milestones = [
+            (str(m.get("date", "")), str(m.get("event", "")))
+            for m in profile.get("milestones") or []
+            if isinstance(m, dict)
+        ]
         self.timeline.set_items(milestones)
         self.only.blockSignals(True)
         self.only.setText(f"Only {name}")

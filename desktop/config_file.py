@@ -30,8 +30,9 @@ def _check(name: str, value: Any) -> None:
         raise ValueError(f"'{name}' looks like a secret; secrets belong in the keyring")
 
 
-def write_config(path: Path, changes: Mapping[str, Any],
-                 routes: list[dict[str, Any]] | None = None) -> None:
+def write_config(
+    path: Path, changes: Mapping[str, Any], routes: list[dict[str, Any]] | None = None
+) -> None:
     """Set dotted settings (`embedder.name`) in the config file, creating it if needed.
 
     `routes`, when given, replaces the `[[routes]]` list. The result is validated with the

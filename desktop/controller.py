@@ -28,10 +28,17 @@ REINDEX_AFTER = ("roots", "desktop.disabled_types", *EMBEDDER_KEYS)
 class MemexApp(QObject):
     """One instance of the desktop app."""
 
-    def __init__(self, app: QApplication, settings: Settings, *,
-                 overrides: Mapping[str, Any] | None = None,
-                 env: Mapping[str, str] | None = None, tray: bool | None = None,
-                 opener: Opener | None = None, hotkey: bool = True) -> None:
+    def __init__(
+        self,
+        app: QApplication,
+        settings: Settings,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        tray: bool | None = None,
+        opener: Opener | None = None,
+        hotkey: bool = True,
+    ) -> None:
         super().__init__()
         self.app = app
         self.settings = settings
@@ -42,8 +49,14 @@ class MemexApp(QObject):
         self.tasks = Tasks(settings)
         self.tray = Tray(available, settings.desktop.hotkey)
         self.opener = opener or SystemOpener(settings.desktop.editor_command)
-        self.window = SearchWindow(self.tasks, self.now, self.opener, menu=self.tray.menu,
-                                   tool=available, limit=settings.desktop.result_limit)
+        self.window = SearchWindow(
+            self.tasks,
+            self.now,
+            self.opener,
+            menu=self.tray.menu,
+            tool=available,
+            limit=settings.desktop.result_limit,
+        )
         self.hotkey = GlobalHotkey(lambda: self.tasks.post(self.window.toggle))
         self.hotkey_status = HotkeyStatus(False, "not started")
         self.last_status: IndexStatus | None = None
@@ -52,10 +65,14 @@ class MemexApp(QObject):
         self._suggested = False
         self._connect()
         app.setQuitOnLastWindowClosed(not available)
+        self._start(available, hotkey)
+
+    def _start(self, tray_available: bool, hotkey: bool) -> None:
+        """The hotkey, the watcher, the people for the filter, a warm reader, the status."""
         if hotkey:
             self._start_hotkey()
-        self.window.can_hide = available or self.hotkey_status.ok
-        if settings.desktop.watching:
+        self.window.can_hide = tray_available or self.hotkey_status.ok
+        if self.settings.desktop.watching:
             self.tasks.start_watching()
         self.tray.set_watching_available(self.tasks.watcher is not None)
         self.tasks.people(lambda people: self.window.filters.set_people([p.name for p in people]))
@@ -98,8 +115,9 @@ class MemexApp(QObject):
             self.window.status.setText(f"{title}: {text}")
 
     def reindex_now(self, full: bool = False) -> None:
-        self.tasks.reindex(self._reindexed, full=full,
-                           on_error=lambda e: self.notify("Reindex failed", str(e)))
+        self.tasks.reindex(
+            self._reindexed, full=full, on_error=lambda e: self.notify("Reindex failed", str(e))
+        )
 
     def _reindexed(self, stats: IndexStats) -> None:
         self.notify("Reindex finished", reindex_summary(stats))
@@ -107,8 +125,9 @@ class MemexApp(QObject):
         self.refresh_status()
 
     def rebuild(self) -> None:
-        self.tasks.maintenance(self._rebuilt,
-                               on_error=lambda e: self.notify("Maintenance failed", str(e)))
+        self.tasks.maintenance(
+            self._rebuilt, on_error=lambda e: self.notify("Maintenance failed", str(e))
+        )
 
     def _rebuilt(self, result: MaintenanceResult) -> None:
         self._suggested = False
@@ -128,15 +147,23 @@ class MemexApp(QObject):
         self.tray.set_status(status)
         if status.maintenance_suggested and not self._suggested:
             self._suggested = True
-            self.notify("Maintenance suggested", "The index has grown sparse; choose "
-                        "“Rebuild vector index + VACUUM” in the Memex menu to reclaim space.")
+            self.notify(
+                "Maintenance suggested",
+                "The index has grown sparse; choose "
+                "“Rebuild vector index + VACUUM” in the Memex menu to reclaim space.",
+            )
 
     def show_status(self) -> None:
         self.refresh_status(self._status_box)
 
     def _status_box(self, status: IndexStatus) -> None:
-        box = QMessageBox(QMessageBox.Icon.NoIcon, "Memex status", "\n".join(status_lines(status)),
-                          QMessageBox.StandardButton.Close, self.window)
+        box = QMessageBox(
+            QMessageBox.Icon.NoIcon,
+            "Memex status",
+            "\n".join(status_lines(status)),
+            QMessageBox.StandardButton.Close,
+            self.window,
+        )
         box.setIconPixmap(theme.app_icon().pixmap(48, 48))
         box.setDetailedText(f"Index: {status.db}\nRoots: {', '.join(status.roots)}")
         self.status_box = box
@@ -154,8 +181,9 @@ class MemexApp(QObject):
     def apply_changes(self, changes: dict[str, Any]) -> None:
         """Reload the settings from the file just written and apply what changed."""
         try:
-            settings = load_settings(self.settings.config_path, env=self.env,
-                                     now=self.settings.now, **self.overrides)
+            settings = load_settings(
+                self.settings.config_path, env=self.env, now=self.settings.now, **self.overrides
+            )
         except SettingsError as exc:
             self.notify("Settings not applied", str(exc))
             return
@@ -174,8 +202,7 @@ class MemexApp(QObject):
             except OSError as exc:
                 self.notify("Start at login", f"could not be changed: {exc}")
         if "desktop.watching" in changes:
-            (self.tasks.start_watching if settings.desktop.watching
-             else self.tasks.stop_watching)()
+            (self.tasks.start_watching if settings.desktop.watching else self.tasks.stop_watching)()
             self.tray.set_watching_available(settings.desktop.watching)
         if any(k in changes for k in REINDEX_AFTER):
             self.reindex_now()

@@ -49,8 +49,9 @@ class RangeDialog(QDialog):
         for edit in (self.since, self.until):
             edit.setCalendarPopup(True)
             edit.setDisplayFormat("yyyy-MM-dd")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
@@ -89,8 +90,9 @@ class FilterBar(QWidget):
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setFixedHeight(30)
-        self.scroll.setStyleSheet("QScrollArea, QScrollArea > QWidget > QWidget "
-                                  "{ background: transparent; }")
+        self.scroll.setStyleSheet(
+            "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
+        )
         self.date = self._combo(DATE_CHOICES, "Date range", "calendar")
         self.date.activated.connect(self._date_picked)
         self.person = self._combo((ANYONE,), "Person", "person")

@@ -10,9 +10,15 @@ from datetime import date, datetime
 _MARK = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 _LINE = re.compile(r"^line:(\d+)")
 TYPE_LABELS = {
-    "email_catalog": "email", "board_summary": "board", "rwgps_memory": "ride",
-    "podcast_digest": "podcast", "entity_file": "entity", "codebase_doc": "code doc",
-    "interview_meta": "interview meta", "garmin": "health", "cgm": "glucose",
+    "email_catalog": "email",
+    "board_summary": "board",
+    "rwgps_memory": "ride",
+    "podcast_digest": "podcast",
+    "entity_file": "entity",
+    "codebase_doc": "code doc",
+    "interview_meta": "interview meta",
+    "garmin": "health",
+    "cgm": "glucose",
 }
 
 
@@ -34,7 +40,7 @@ def parse_date(value: str | None) -> datetime | None:
 
 
 def relative_date(value: str | None, now: datetime) -> str:
-    """"today", "yesterday", "3 days ago", "2 weeks ago", "in 4 days", "Mar 2024"…"""
+    """ "today", "yesterday", "3 days ago", "2 weeks ago", "in 4 days", "Mar 2024"…"""
     when = parse_date(value)
     if when is None:
         return ""
@@ -57,7 +63,7 @@ def relative_date(value: str | None, now: datetime) -> str:
 
 
 def absolute_date(value: str | None) -> str:
-    """"Tuesday 30 June 2026, 14:05" (time only when the value has one)."""
+    """ "Tuesday 30 June 2026, 14:05" (time only when the value has one)."""
     when = parse_date(value)
     if when is None:
         return ""
@@ -86,8 +92,9 @@ def highlight_terms(text: str, terms: Iterable[str], colour: str, mark_bg: str) 
     words = sorted({t for t in terms if len(t) >= 2}, key=len, reverse=True)
     if not words:
         return escaped.replace("\n", "<br>")
-    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(html.escape(w)) for w in words)
-                         + r")\w*", re.IGNORECASE)
+    pattern = re.compile(
+        r"(?<!\w)(" + "|".join(re.escape(html.escape(w)) for w in words) + r")\w*", re.IGNORECASE
+    )
     style = f"color:{colour};font-weight:600;background-color:{mark_bg}"
     marked = pattern.sub(lambda m: f'<span style="{style}">{m.group(0)}</span>', escaped)
     return marked.replace("\n", "<br>")

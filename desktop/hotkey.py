@@ -13,14 +13,39 @@ from dataclasses import dataclass
 from typing import Any
 
 DEFAULT = "<ctrl>+<alt>+<space>"
-_QT_TO_PYNPUT = {"ctrl": "<ctrl>", "alt": "<alt>", "shift": "<shift>", "meta": "<cmd>",
-                 "space": "<space>", "return": "<enter>", "enter": "<enter>", "tab": "<tab>",
-                 "esc": "<esc>", "escape": "<esc>", "backspace": "<backspace>",
-                 "home": "<home>", "end": "<end>", "pgup": "<page_up>", "pgdown": "<page_down>",
-                 "ins": "<insert>", "del": "<delete>", "up": "<up>", "down": "<down>",
-                 "left": "<left>", "right": "<right>"}
-_PYNPUT_TO_QT = {"<ctrl>": "Ctrl", "<alt>": "Alt", "<shift>": "Shift", "<cmd>": "Meta",
-                 "<space>": "Space", "<enter>": "Return", "<tab>": "Tab", "<esc>": "Esc"}
+_QT_TO_PYNPUT = {
+    "ctrl": "<ctrl>",
+    "alt": "<alt>",
+    "shift": "<shift>",
+    "meta": "<cmd>",
+    "space": "<space>",
+    "return": "<enter>",
+    "enter": "<enter>",
+    "tab": "<tab>",
+    "esc": "<esc>",
+    "escape": "<esc>",
+    "backspace": "<backspace>",
+    "home": "<home>",
+    "end": "<end>",
+    "pgup": "<page_up>",
+    "pgdown": "<page_down>",
+    "ins": "<insert>",
+    "del": "<delete>",
+    "up": "<up>",
+    "down": "<down>",
+    "left": "<left>",
+    "right": "<right>",
+}
+_PYNPUT_TO_QT = {
+    "<ctrl>": "Ctrl",
+    "<alt>": "Alt",
+    "<shift>": "Shift",
+    "<cmd>": "Meta",
+    "<space>": "Space",
+    "<enter>": "Return",
+    "<tab>": "Tab",
+    "<esc>": "Esc",
+}
 
 
 @dataclass(frozen=True)
@@ -74,14 +99,16 @@ def bind_instructions(spec: str, env: Mapping[str, str], platform: str = sys.pla
     return f"Bind the command “memex --toggle” to {keys} in {where}."
 
 
-def unsupported_reason(env: Mapping[str, str], platform: str = sys.platform,
-                       qt_platform: str = "") -> str | None:
+def unsupported_reason(
+    env: Mapping[str, str], platform: str = sys.platform, qt_platform: str = ""
+) -> str | None:
     """Why a global hotkey cannot work here, or None if pynput may work."""
     if qt_platform in ("offscreen", "minimal"):
         return "there is no display (offscreen)"
     if platform.startswith("linux") or platform.startswith("freebsd"):
         if env.get("XDG_SESSION_TYPE", "").lower() == "wayland" or (
-                env.get("WAYLAND_DISPLAY") and not env.get("DISPLAY")):
+            env.get("WAYLAND_DISPLAY") and not env.get("DISPLAY")
+        ):
             return "Wayland does not let applications grab global keys"
         if not env.get("DISPLAY"):
             return "there is no X display"
@@ -102,16 +129,20 @@ class GlobalHotkey:
         if reason is None:
             self.status = self._listen(spec, env)
         else:
-            self.status = HotkeyStatus(False, f"The global hotkey is off: {reason}. "
-                                              + bind_instructions(spec, env))
+            self.status = HotkeyStatus(
+                False, f"The global hotkey is off: {reason}. " + bind_instructions(spec, env)
+            )
         return self.status
 
     def _listen(self, spec: str, env: Mapping[str, str]) -> HotkeyStatus:
         try:
             from pynput import keyboard
         except Exception as exc:  # ImportError without a display; Xlib errors on odd setups
-            return HotkeyStatus(False, f"The global hotkey is off: pynput cannot start "
-                                       f"({type(exc).__name__}). " + bind_instructions(spec, env))
+            return HotkeyStatus(
+                False,
+                f"The global hotkey is off: pynput cannot start "
+                f"({type(exc).__name__}). " + bind_instructions(spec, env),
+            )
         try:
             keyboard.HotKey.parse(spec)
             listener = keyboard.GlobalHotKeys({spec: self.on_press})
@@ -119,13 +150,17 @@ class GlobalHotkey:
         except (ValueError, KeyError) as exc:
             return HotkeyStatus(False, f"The hotkey “{spec}” is not valid ({exc}).")
         except Exception as exc:
-            return HotkeyStatus(False, f"The global hotkey is off: {exc}. "
-                                       + bind_instructions(spec, env))
+            return HotkeyStatus(
+                False, f"The global hotkey is off: {exc}. " + bind_instructions(spec, env)
+            )
         self._listener = listener
         if getattr(listener, "IS_TRUSTED", True) is False:  # macOS without Accessibility
-            return HotkeyStatus(False, "Allow Memex in System Settings › Privacy & Security › "
-                                       "Accessibility for the global hotkey, then restart it. "
-                                       + bind_instructions(spec, env))
+            return HotkeyStatus(
+                False,
+                "Allow Memex in System Settings › Privacy & Security › "
+                "Accessibility for the global hotkey, then restart it. "
+                + bind_instructions(spec, env),
+            )
         return HotkeyStatus(True, f"Press {to_display(spec)} anywhere to search.")
 
     def stop(self) -> None:

@@ -28,8 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             from desktop.app import main as app_main
         except ImportError as exc:
-            sys.stderr.write(f"memex: the desktop app is not installed ({exc.name}); "
-                             "install 'memex[desktop]' or use 'memex --search'\n")
+            sys.stderr.write(
+                f"memex: the desktop app is not installed ({exc.name}); "
+                "install 'memex[desktop]' or use 'memex --search'\n"
+            )
             return 4
         return int(app_main(args))
     from engine.cli import main as cli_main

@@ -76,7 +76,8 @@ def _show_items_over_dbus(path: str) -> bool:
     names = bus.interface().activatableServiceNames().value() or []
     if service not in names and not bus.interface().isServiceRegistered(service).value():
         return False
-    message = QDBusMessage.createMethodCall(service, "/org/freedesktop/FileManager1", service,
-                                            "ShowItems")
+    message = QDBusMessage.createMethodCall(
+        service, "/org/freedesktop/FileManager1", service, "ShowItems"
+    )
     message.setArguments([[QUrl.fromLocalFile(path).toString()], ""])
     return bool(bus.send(message))

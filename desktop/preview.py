@@ -18,13 +18,20 @@ def preview_html(result: SearchResult, around: Sequence[Neighbour]) -> str:
     """The hit (terms highlighted) between its neighbours (muted), with a small header."""
     t = theme.current()
     title = html.escape(result.title or result.source_file.rsplit("/", 1)[-1])
-    meta = " · ".join(x for x in (type_label(result.source_type),
-                                  absolute_date(result.content_date), result.location) if x)
+    meta = " · ".join(
+        x
+        for x in (
+            type_label(result.source_type),
+            absolute_date(result.content_date),
+            result.location,
+        )
+        if x
+    )
     parts = [
         f'<div style="font-size:15px;font-weight:600;color:{t["text"]}">{title}</div>',
         f'<div style="font-size:12px;color:{t["muted"]};margin-top:2px">{html.escape(meta)}</div>',
         f'<div style="font-size:11px;color:{t["muted"]};margin-bottom:10px">'
-        f'{html.escape(result.source_file)}</div>',
+        f"{html.escape(result.source_file)}</div>",
     ]
     hit_seen = False
     for chunk in around or ():
@@ -41,16 +48,20 @@ def preview_html(result: SearchResult, around: Sequence[Neighbour]) -> str:
 def _hit_block(result: SearchResult) -> str:
     t = theme.current()
     body = highlight_terms(result.content, result.matched_terms, t["accent_text"], t["mark_bg"])
-    return (f'<a name="hit"></a><table width="100%" cellspacing="0" cellpadding="8" style="margin:6px 0">'
-            f'<tr><td style="background-color:{t["bg"]};border-left:3px solid {t["accent"]};'
-            f'color:{t["text"]};font-size:13px;white-space:pre-wrap">{body}</td></tr></table>')
+    return (
+        f'<a name="hit"></a><table width="100%" cellspacing="0" cellpadding="8" style="margin:6px 0">'
+        f'<tr><td style="background-color:{t["bg"]};border-left:3px solid {t["accent"]};'
+        f'color:{t["text"]};font-size:13px;white-space:pre-wrap">{body}</td></tr></table>'
+    )
 
 
 def _context_block(chunk: Neighbour) -> str:
     t = theme.current()
     body = html.escape(chunk.content).replace("\n", "<br>")
-    return (f'<div style="color:{t["muted"]};font-size:12px;margin:6px 0 6px 11px;'
-            f'white-space:pre-wrap">{body}</div>')
+    return (
+        f'<div style="color:{t["muted"]};font-size:12px;margin:6px 0 6px 11px;'
+        f'white-space:pre-wrap">{body}</div>'
+    )
 
 
 class Preview(QTextBrowser):

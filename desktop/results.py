@@ -89,8 +89,9 @@ class ResultDelegate(QStyledItemDelegate):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(t["hover"]))
             painter.drawRoundedRect(QRectF(rect), 9, 9)
-        painter.drawPixmap(rect.left() + 10, rect.top() + 11,
-                           theme.type_pixmap(result.source_type, ICON))
+        painter.drawPixmap(
+            rect.left() + 10, rect.top() + 11, theme.type_pixmap(result.source_type, ICON)
+        )
         left = rect.left() + 10 + ICON + 12
         width = rect.right() - 12 - left
         self._paint_head(painter, result, QRect(left, rect.top() + 8, width, 20))
@@ -108,17 +109,20 @@ class ResultDelegate(QStyledItemDelegate):
         title_font.setPixelSize(14)
         title_font.setWeight(QFont.Weight.DemiBold)
         title = result.title or Path(result.source_file).name
-        elided = QFontMetrics(title_font).elidedText(title, Qt.TextElideMode.ElideRight,
-                                                     box.width() - when_width)
+        elided = QFontMetrics(title_font).elidedText(
+            title, Qt.TextElideMode.ElideRight, box.width() - when_width
+        )
         painter.setFont(title_font)
         painter.setPen(QColor(t["text"]))
-        painter.drawText(box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                         elided)
+        painter.drawText(
+            box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), elided
+        )
         if when:
             painter.setFont(small)
             painter.setPen(QColor(t["muted"]))
-            painter.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                             when)
+            painter.drawText(
+                box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when
+            )
 
     def _paint_snippet(self, painter: QPainter, result: SearchResult, box: QRect) -> None:
         t = theme.current()
@@ -148,5 +152,6 @@ class ResultDelegate(QStyledItemDelegate):
         where = Path(result.source_file).name + (f" · {result.location}" if result.location else "")
         text = f"{type_label(result.source_type)}  ·  {where}"
         elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideMiddle, box.width())
-        painter.drawText(box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                         elided)
+        painter.drawText(
+            box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), elided
+        )

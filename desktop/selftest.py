@@ -61,8 +61,9 @@ def _settings(args: Any) -> tuple[Any, Path | None]:
         return settings.with_values(desktop__watching=False), None
     temp = Path(tempfile.mkdtemp(prefix="memex-selftest-"))
     shutil.copytree(demo_dir(), temp / "demo")
-    demo = load_settings(args.config, roots=[str(temp / "demo")],
-                         db=str(temp / "index" / "memex.db"), now=DEMO_TODAY)
+    demo = load_settings(
+        args.config, roots=[str(temp / "demo")], db=str(temp / "index" / "memex.db"), now=DEMO_TODAY
+    )
     return demo.with_values(desktop__watching=False), temp
 
 
@@ -94,8 +95,11 @@ def screenshot(widget: Any, path: Path, dark: bool) -> None:
 
     shot = widget.grab()
     margin = 28
-    image = QImage(shot.width() + 2 * margin, shot.height() + 2 * margin,
-                   QImage.Format.Format_ARGB32_Premultiplied)
+    image = QImage(
+        shot.width() + 2 * margin,
+        shot.height() + 2 * margin,
+        QImage.Format.Format_ARGB32_Premultiplied,
+    )
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     gradient = QLinearGradient(QPointF(0, 0), QPointF(image.width(), image.height()))
@@ -105,9 +109,16 @@ def screenshot(widget: Any, path: Path, dark: bool) -> None:
     painter.setPen(Qt.PenStyle.NoPen)
     for spread, alpha in ((10, 10), (6, 16), (3, 24)):
         painter.setBrush(QColor(0, 0, 0, alpha))
-        painter.drawRoundedRect(QRectF(margin - spread, margin - spread + 4,
-                                       shot.width() + 2 * spread, shot.height() + 2 * spread),
-                                14 + spread, 14 + spread)
+        painter.drawRoundedRect(
+            QRectF(
+                margin - spread,
+                margin - spread + 4,
+                shot.width() + 2 * spread,
+                shot.height() + 2 * spread,
+            ),
+            14 + spread,
+            14 + spread,
+        )
     painter.drawPixmap(margin, margin, shot)
     painter.end()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,38 +138,59 @@ def _narrow(app: Any, window: Any, sources: list[str], person: str | None) -> No
     _wait(app, lambda: window.last_answer.request == window.request(), "the filtered answer")
 
 
-def _drive(memex: Any, app: Any, query: str, shot: Path | None, demo: bool,
-           sources: list[str], person: str | None) -> str:
-    from PySide6.QtTest import QTest
-
+def _build_demo(memex: Any, app: Any) -> None:
+    """Index the demo data on the app's writer, then give the filter its people."""
+    built: list[Any] = []
+    memex.tasks.reindex(built.append, on_error=built.append)
+    _wait(app, lambda: bool(built), "indexing the demo data", BUILD_TIMEOUT)
+    if isinstance(built[0], BaseException):
+        raise SelfTestFailed(f"the demo index could not be built: {built[0]}")
     window = memex.window
-    if demo:
-        built: list[Any] = []
-        memex.tasks.reindex(built.append, on_error=built.append)
-        _wait(app, lambda: bool(built), "indexing the demo data", BUILD_TIMEOUT)
-        if isinstance(built[0], BaseException):
-            raise SelfTestFailed(f"the demo index could not be built: {built[0]}")
-        memex.tasks.people(lambda ps: window.filters.set_people([p.name for p in ps]))
-    window.summon()
-    QTest.keyClicks(window.query, query)
-    _wait(app, lambda: window.last_answer is not None
-          and window.last_answer.request.query == query, f"an answer for “{query}”")
-    if sources or person:
-        _narrow(app, window, sources, person)
-    answer = window.last_answer
+    memex.tasks.people(lambda ps: window.filters.set_people([p.name for p in ps]))
+
+
+def _check_hits(window: Any, answer: Any, query: str) -> None:
     if answer.response is None:
         raise SelfTestFailed(f"the search failed: {answer.error}")
     if window.model.rowCount() == 0:
         raise SelfTestFailed(f"no hits for “{query}”")
+
+
+def _drive(
+    memex: Any,
+    app: Any,
+    query: str,
+    shot: Path | None,
+    demo: bool,
+    sources: list[str],
+    person: str | None,
+) -> str:
+    from PySide6.QtTest import QTest
+
+    window = memex.window
+    if demo:
+        _build_demo(memex, app)
+    window.summon()
+    QTest.keyClicks(window.query, query)
+    _wait(
+        app,
+        lambda: window.last_answer is not None and window.last_answer.request.query == query,
+        f"an answer for “{query}”",
+    )
+    if sources or person:
+        _narrow(app, window, sources, person)
+    answer = window.last_answer
+    _check_hits(window, answer, query)
     card = ""
     if answer.person:
         _wait(app, window.card.isVisible, "the profile card")
         card = f", profile card: {window.card.name.text()}"
     _wait(app, lambda: bool(window.preview.toPlainText().strip()), "the preview")
     QTest.qWait(400)  # let the neighbours arrive for the picture
-    response = answer.response
-    verdict = (f"{window.model.rowCount()} hits for “{query}” in {response.took_ms:.0f} ms "
-               f"({response.mode}){card}")
+    verdict = (
+        f"{window.model.rowCount()} hits for “{query}” in {answer.response.took_ms:.0f} ms "
+        f"({answer.response.mode}){card}"
+    )
     if shot is not None:
         screenshot(window, shot, memex.theme.dark)
         verdict += f"; screenshot {shot}"
@@ -179,8 +211,9 @@ def run_self_test(args: Any) -> int:
         memex.window.hide_on_blur = False
         query = args.query or _default_query(settings, temp is not None)
         shot = Path(args.screenshot).resolve() if args.screenshot else None
-        verdict = _drive(memex, app, query, shot, temp is not None, args.source or [],
-                         (args.person or [None])[0])
+        verdict = _drive(
+            memex, app, query, shot, temp is not None, args.source or [], (args.person or [None])[0]
+        )
     except Exception as exc:  # any failure is the verdict, in one line
         sys.stdout.write(f"memex self-test: FAILED — {exc}\n")
         return 1

@@ -41,11 +41,19 @@ from engine.index.routes import DEFAULT_ROUTES
 from engine.settings import Settings, default_config_path
 
 OPENAI_URL = "https://api.openai.com/v1"
-EMBEDDERS = (("local", "Local model (offline, built in)"), ("openai", "OpenAI"),
-             ("compatible", "OpenAI-compatible server (Ollama, LM Studio, …)"),
-             ("sentence-transformers", "sentence-transformers model folder"))
-EMBEDDER_KEYS = ("embedder.name", "embedder.model", "embedder.base_url", "embedder.dimensions",
-                 "embedder.model_path")
+EMBEDDERS = (
+    ("local", "Local model (offline, built in)"),
+    ("openai", "OpenAI"),
+    ("compatible", "OpenAI-compatible server (Ollama, LM Studio, …)"),
+    ("sentence-transformers", "sentence-transformers model folder"),
+)
+EMBEDDER_KEYS = (
+    "embedder.name",
+    "embedder.model",
+    "embedder.base_url",
+    "embedder.dimensions",
+    "embedder.model_path",
+)
 
 
 def embedder_choice(settings: Settings) -> str:
@@ -66,8 +74,9 @@ class SettingsDialog(QDialog):
 
     saved = Signal(dict)
 
-    def __init__(self, settings: Settings, hotkey_message: str = "",
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, settings: Settings, hotkey_message: str = "", parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.settings = settings
         self.config_path = settings.config_path or default_config_path()
@@ -83,8 +92,9 @@ class SettingsDialog(QDialog):
         tabs.addTab(self._data_tab(), "Data")
         tabs.addTab(self._embedder_tab(), "Embedder")
         tabs.addTab(self._app_tab(hotkey_message), "App")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -101,22 +111,25 @@ class SettingsDialog(QDialog):
         add = QPushButton("Add folder…")
         add.clicked.connect(self._add_root)
         remove = QPushButton("Remove")
-        remove.clicked.connect(lambda: [self.roots.takeItem(self.roots.row(i))
-                                        for i in self.roots.selectedItems()])
+        remove.clicked.connect(
+            lambda: [self.roots.takeItem(self.roots.row(i)) for i in self.roots.selectedItems()]
+        )
         row = QHBoxLayout()
         row.addWidget(add)
         row.addWidget(remove)
         row.addStretch(1)
         self.types = QListWidget()
         disabled = set(self.settings.desktop.disabled_types)
-        known = sorted({r.source_type for r in (*DEFAULT_ROUTES, *self.settings.routes)
-                        if r.source_type})
+        known = sorted(
+            {r.source_type for r in (*DEFAULT_ROUTES, *self.settings.routes) if r.source_type}
+        )
         for source_type in known:
             item = QListWidgetItem(theme.type_icon(source_type), type_label(source_type))
             item.setData(Qt.ItemDataRole.UserRole, source_type)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Unchecked if source_type in disabled
-                               else Qt.CheckState.Checked)
+            item.setCheckState(
+                Qt.CheckState.Unchecked if source_type in disabled else Qt.CheckState.Checked
+            )
             self.types.addItem(item)
         page = QWidget()
         layout = QVBoxLayout(page)
@@ -125,8 +138,12 @@ class SettingsDialog(QDialog):
         layout.addLayout(row)
         layout.addWidget(QLabel("Source types to index"))
         layout.addWidget(self.types)
-        layout.addWidget(_note("A type switched off is left out of the index at the next "
-                               "reindex. Routes of your own live in the config file."))
+        layout.addWidget(
+            _note(
+                "A type switched off is left out of the index at the next "
+                "reindex. Routes of your own live in the config file."
+            )
+        )
         return page
 
     def _embedder_tab(self) -> QWidget:
@@ -139,17 +156,11 @@ class SettingsDialog(QDialog):
         self.base_url = QLineEdit(s.embedder.base_url)
         self.model = QLineEdit(s.embedder.model)
         self.dimensions = QSpinBox(minimum=0, maximum=8192, value=s.embedder.dimensions)
-        self.model_path = QLineEdit(s.embedder.model_path)
-        browse = QPushButton("Browse…")
-        browse.clicked.connect(self._pick_model)
-        path_row = QHBoxLayout()
-        path_row.addWidget(self.model_path, 1)
-        path_row.addWidget(browse)
-        self.model_path_row = QWidget()
-        self.model_path_row.setLayout(path_row)
+        self.model_path_row = self._model_path_row(s.embedder.model_path)
         self.api_key = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText(
-            "stored in the system keyring" if apikeys.keyring_get() else "sk-…")
+            "stored in the system keyring" if apikeys.keyring_get() else "sk-…"
+        )
         self.form = QFormLayout()
         self.form.addRow("Embedder", self.embedder)
         self.form.addRow("Server URL", self.base_url)
@@ -160,12 +171,28 @@ class SettingsDialog(QDialog):
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addLayout(self.form)
-        layout.addWidget(_note("The API key is kept in the system keyring (or the "
-                               "OPENAI_API_KEY environment variable), never in the config "
-                               "file. Switching the embedder re-embeds every chunk."))
+        layout.addWidget(
+            _note(
+                "The API key is kept in the system keyring (or the "
+                "OPENAI_API_KEY environment variable), never in the config "
+                "file. Switching the embedder re-embeds every chunk."
+            )
+        )
         layout.addStretch(1)
         self._embedder_fields()
         return page
+
+    def _model_path_row(self, path: str) -> QWidget:
+        """The model folder field with its Browse… button."""
+        self.model_path = QLineEdit(path)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._pick_model)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.model_path, 1)
+        path_row.addWidget(browse)
+        row = QWidget()
+        row.setLayout(path_row)
+        return row
 
     def _app_tab(self, hotkey_message: str) -> QWidget:
         s = self.settings
@@ -197,9 +224,13 @@ class SettingsDialog(QDialog):
     def _embedder_fields(self) -> None:
         choice = self.embedder.currentData()
         remote = choice in ("openai", "compatible")
-        for widget, visible in ((self.base_url, choice == "compatible"), (self.model, remote),
-                                (self.dimensions, remote), (self.api_key, remote),
-                                (self.model_path_row, choice == "sentence-transformers")):
+        for widget, visible in (
+            (self.base_url, choice == "compatible"),
+            (self.model, remote),
+            (self.dimensions, remote),
+            (self.api_key, remote),
+            (self.model_path_row, choice == "sentence-transformers"),
+        ):
             self.form.setRowVisible(widget, visible)
 
     def _add_root(self) -> None:
@@ -224,8 +255,11 @@ class SettingsDialog(QDialog):
         types = [self.types.item(i) for i in range(self.types.count())]
         values: dict[str, Any] = {
             "roots": [self.roots.item(i).text() for i in range(self.roots.count())],
-            "desktop.disabled_types": [i.data(Qt.ItemDataRole.UserRole) for i in types
-                                       if i.checkState() != Qt.CheckState.Checked],
+            "desktop.disabled_types": [
+                i.data(Qt.ItemDataRole.UserRole)
+                for i in types
+                if i.checkState() != Qt.CheckState.Checked
+            ],
             "embedder.name": "openai" if choice in ("openai", "compatible") else choice,
             "desktop.start_at_login": self.start_at_login.isChecked(),
             "desktop.watching": self.watching.isChecked(),
@@ -238,8 +272,9 @@ class SettingsDialog(QDialog):
         if choice in ("openai", "compatible"):
             values["embedder.model"] = self.model.text().strip()
             values["embedder.dimensions"] = self.dimensions.value()
-            values["embedder.base_url"] = (OPENAI_URL if choice == "openai"
-                                           else self.base_url.text().strip())
+            values["embedder.base_url"] = (
+                OPENAI_URL if choice == "openai" else self.base_url.text().strip()
+            )
         if choice == "sentence-transformers":
             values["embedder.model_path"] = self.model_path.text().strip()
         return values
@@ -251,8 +286,9 @@ class SettingsDialog(QDialog):
         """Ask before switching the embedder, store the key, write the config, close."""
         changes = self.changes()
         if any(k in EMBEDDER_KEYS for k in changes) and not self.confirm(
-                "Switch the embedder? Every chunk is embedded again with the new model; "
-                "until that finishes, search uses the old vectors."):
+            "Switch the embedder? Every chunk is embedded again with the new model; "
+            "until that finishes, search uses the old vectors."
+        ):
             return False
         key = self.api_key.text().strip()
         try:
@@ -260,8 +296,11 @@ class SettingsDialog(QDialog):
                 self.store_key(key)
             write_config(self.config_path, changes)
         except (apikeys.KeyringUnavailable, OSError, ValueError) as exc:
-            hint = (" Set the OPENAI_API_KEY environment variable instead."
-                    if isinstance(exc, apikeys.KeyringUnavailable) else "")
+            hint = (
+                " Set the OPENAI_API_KEY environment variable instead."
+                if isinstance(exc, apikeys.KeyringUnavailable)
+                else ""
+            )
             self.error.setText(f"Not saved: {exc}.{hint}")
             self.error.show()
             return False

@@ -149,9 +149,13 @@ class Tasks(QObject):
         except (apsw.ConnectionClosedError, EngineClosed):
             return fn(self.searcher())
 
-    def read(self, fn: Callable[[], T], on_done: Callable[[T], Any],
-             on_error: Callable[[BaseException], Any] | None = None,
-             channel: str | None = None) -> int:
+    def read(
+        self,
+        fn: Callable[[], T],
+        on_done: Callable[[T], Any],
+        on_error: Callable[[BaseException], Any] | None = None,
+        channel: str | None = None,
+    ) -> int:
         """Run `fn` on the pool; `on_done(result)` on the GUI thread unless superseded.
 
         After `shutdown` a read is dropped: a signal queued before the shutdown (a watcher
@@ -163,13 +167,19 @@ class Tasks(QObject):
         if self._closed:
             return seq
         future = self._pool.submit(fn)
-        future.add_done_callback(lambda f: self.post(
-            lambda: self._finish(f, on_done, on_error, channel, seq)))
+        future.add_done_callback(
+            lambda f: self.post(lambda: self._finish(f, on_done, on_error, channel, seq))
+        )
         return seq
 
-    def _finish(self, future: Future[T], on_done: Callable[[T], Any],
-                on_error: Callable[[BaseException], Any] | None, channel: str | None,
-                seq: int) -> None:
+    def _finish(
+        self,
+        future: Future[T],
+        on_done: Callable[[T], Any],
+        on_error: Callable[[BaseException], Any] | None,
+        channel: str | None,
+        seq: int,
+    ) -> None:
         if channel and self._latest.get(channel) != seq:
             return  # a newer request of this channel was made: drop the stale answer
         error = future.exception()
@@ -183,23 +193,40 @@ class Tasks(QObject):
     def search(self, request: SearchRequest, on_done: Callable[[SearchAnswer], Any]) -> int:
         """Search and count chips off the GUI thread; only the newest answer is delivered."""
         fn = self.search_fn
-        return self.read(lambda: fn(request), on_done,
-                         lambda e: on_done(SearchAnswer(request, None, {}, str(e))), "search")
+        return self.read(
+            lambda: fn(request),
+            on_done,
+            lambda e: on_done(SearchAnswer(request, None, {}, str(e))),
+            "search",
+        )
 
     def run_search(self, request: SearchRequest) -> SearchAnswer:
         """The default search function, run on a pool thread."""
         return self._reading(lambda searcher: self._search_on(searcher, request))
 
     def _search_on(self, searcher: Searcher, request: SearchRequest) -> SearchAnswer:
-        response = searcher.search(request.query, request.limit, request.source_types or None,
-                                   since=request.since, until=request.until,
-                                   people=request.people or None, prefix=request.prefix)
-        counts = facets.type_counts(searcher.conn, request.query, matcher=searcher.matcher,
-                                    since=request.since, until=request.until,
-                                    people=request.people, prefix=request.prefix,
-                                    stop_words=self.settings.search.stop_words)
-        person = next((r.profile for r in response.results
-                       if r.source_type == "profile" and r.profile), None)
+        response = searcher.search(
+            request.query,
+            request.limit,
+            request.source_types or None,
+            since=request.since,
+            until=request.until,
+            people=request.people or None,
+            prefix=request.prefix,
+        )
+        counts = facets.type_counts(
+            searcher.conn,
+            request.query,
+            matcher=searcher.matcher,
+            since=request.since,
+            until=request.until,
+            people=request.people,
+            prefix=request.prefix,
+            stop_words=self.settings.search.stop_words,
+        )
+        person = next(
+            (r.profile for r in response.results if r.source_type == "profile" and r.profile), None
+        )
         if person is None:  # the engine leaves it out under a type filter; the card stays
             found = searcher.matcher.find(request.query)
             person = found.as_dict() if found else None
@@ -207,6 +234,7 @@ class Tasks(QObject):
 
     def warm_up(self) -> None:
         """Open each reader's connection and load its query model before the first keystroke."""
+
         def warm() -> None:
             # No index yet, no model: the first real search will say so.
             with contextlib.suppress(Exception):
@@ -219,14 +247,21 @@ class Tasks(QObject):
 
     def neighbours(self, chunk_id: str, on_done: Callable[[list[Neighbour]], Any]) -> int:
         """The hit and the chunks around it in its file (latest only)."""
-        return self.read(lambda: self._reading(lambda s: neighbours(s.conn, chunk_id)), on_done,
-                         lambda e: on_done([]), "neighbours")
+        return self.read(
+            lambda: self._reading(lambda s: neighbours(s.conn, chunk_id)),
+            on_done,
+            lambda e: on_done([]),
+            "neighbours",
+        )
 
     def people(self, on_done: Callable[[list[Person]], Any]) -> int:
         return self.read(lambda: self.engine.people(), on_done, lambda e: on_done([]))
 
-    def status(self, on_done: Callable[[IndexStatus], Any],
-               on_error: Callable[[BaseException], Any] | None = None) -> int:
+    def status(
+        self,
+        on_done: Callable[[IndexStatus], Any],
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> int:
         """`memex status` (counts, sizes, last run, bloat), read off the GUI thread."""
         settings = self.settings
 
@@ -234,8 +269,13 @@ class Tasks(QObject):
 
     # -- writes (the engine's one writer) --------------------------------------------------------
 
-    def reindex(self, on_done: Callable[[IndexStats], Any], *, full: bool = False,
-                on_error: Callable[[BaseException], Any] | None = None) -> None:
+    def reindex(
+        self,
+        on_done: Callable[[IndexStats], Any],
+        *,
+        full: bool = False,
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> None:
         label = "Reindexing everything" if full else "Reindexing"
         self._write(label, self.writer.reconcile(full=full), lambda r: on_done(r.stats), on_error)
 
@@ -243,21 +283,36 @@ class Tasks(QObject):
         """A watcher batch: index, reindex or delete these files."""
         self._write("Updating", self.writer.index_paths(paths), on_done, None)
 
-    def maintenance(self, on_done: Callable[[MaintenanceResult], Any],
-                    on_error: Callable[[BaseException], Any] | None = None) -> None:
-        self._write("Rebuilding vector index", self.writer.maintenance(vacuum=True),
-                    on_done, on_error)
+    def maintenance(
+        self,
+        on_done: Callable[[MaintenanceResult], Any],
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> None:
+        self._write(
+            "Rebuilding vector index", self.writer.maintenance(vacuum=True), on_done, on_error
+        )
 
-    def _write(self, label: str, future: Future[T], on_done: Callable[[T], Any],
-               on_error: Callable[[BaseException], Any] | None) -> None:
+    def _write(
+        self,
+        label: str,
+        future: Future[T],
+        on_done: Callable[[T], Any],
+        on_error: Callable[[BaseException], Any] | None,
+    ) -> None:
         self._jobs.append(label)
         self._progress = (0, 0)
         self.work_changed.emit(self.work_state())
-        future.add_done_callback(lambda f: self.post(
-            lambda: self._write_done(label, f, on_done, on_error)))
+        future.add_done_callback(
+            lambda f: self.post(lambda: self._write_done(label, f, on_done, on_error))
+        )
 
-    def _write_done(self, label: str, future: Future[T], on_done: Callable[[T], Any],
-                    on_error: Callable[[BaseException], Any] | None) -> None:
+    def _write_done(
+        self,
+        label: str,
+        future: Future[T],
+        on_done: Callable[[T], Any],
+        on_error: Callable[[BaseException], Any] | None,
+    ) -> None:
         self._jobs.remove(label)
         self._progress = (0, 0)
         self.engine.refresh()  # people and embedder may have changed: fresh searchers
@@ -283,10 +338,12 @@ class Tasks(QObject):
         if self.watcher is not None or not self.settings.roots:
             return
         self.watcher = Watcher(
-            self.settings, writer=self.writer,
+            self.settings,
+            writer=self.writer,
             on_indexed=lambda batch: self.post(lambda: self._watched(batch)),
             on_error=lambda path, message: self.post(lambda: self.file_error.emit(path, message)),
-            on_notice=lambda text: self.post(lambda: self.notice.emit(text)))
+            on_notice=lambda text: self.post(lambda: self.notice.emit(text)),
+        )
         self._control.submit(self.watcher.start)
 
     def stop_watching(self) -> None:

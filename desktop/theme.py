@@ -15,19 +15,51 @@ from PySide6.QtWidgets import QApplication
 from engine.resources import resource_dir
 
 LIGHT = {
-    "bg": "#FFFFFF", "surface": "#F5F6F8", "hover": "#ECEEF2", "border": "#E2E4E9",
-    "text": "#1B1D22", "muted": "#6B7280", "accent": "#5B5BD6", "accent_soft": "#ECEBFD",
-    "accent_text": "#4A48C4", "on_accent": "#FFFFFF", "mark_bg": "#FFF0B3", "scroll": "#C9CDD4",
-    "selection": "#E9E8FC", "warn_bg": "#FFF4D6", "warn_text": "#7A5200", "snippet": "#454A54",
+    "bg": "#FFFFFF",
+    "surface": "#F5F6F8",
+    "hover": "#ECEEF2",
+    "border": "#E2E4E9",
+    "text": "#1B1D22",
+    "muted": "#6B7280",
+    "accent": "#5B5BD6",
+    "accent_soft": "#ECEBFD",
+    "accent_text": "#4A48C4",
+    "on_accent": "#FFFFFF",
+    "mark_bg": "#FFF0B3",
+    "scroll": "#C9CDD4",
+    "selection": "#E9E8FC",
+    "warn_bg": "#FFF4D6",
+    "warn_text": "#7A5200",
+    "snippet": "#454A54",
 }
 DARK = {
-    "bg": "#1E1F24", "surface": "#26272E", "hover": "#30323A", "border": "#363842",
-    "text": "#ECEDEF", "muted": "#9AA0AA", "accent": "#8B8BF5", "accent_soft": "#2F2E52",
-    "accent_text": "#B4B3FF", "on_accent": "#14141A", "mark_bg": "#5C4A0E", "scroll": "#4A4D57",
-    "selection": "#34335A", "warn_bg": "#3D3214", "warn_text": "#F2C94C", "snippet": "#C5C8CF",
+    "bg": "#1E1F24",
+    "surface": "#26272E",
+    "hover": "#30323A",
+    "border": "#363842",
+    "text": "#ECEDEF",
+    "muted": "#9AA0AA",
+    "accent": "#8B8BF5",
+    "accent_soft": "#2F2E52",
+    "accent_text": "#B4B3FF",
+    "on_accent": "#14141A",
+    "mark_bg": "#5C4A0E",
+    "scroll": "#4A4D57",
+    "selection": "#34335A",
+    "warn_bg": "#3D3214",
+    "warn_text": "#F2C94C",
+    "snippet": "#C5C8CF",
 }
-AVATAR_COLOURS = ("#5B5BD6", "#0F9D8A", "#E0533D", "#B7791F", "#3867D6", "#A55EEA",
-                  "#20A35A", "#E2445C")
+AVATAR_COLOURS = (
+    "#5B5BD6",
+    "#0F9D8A",
+    "#E0533D",
+    "#B7791F",
+    "#3867D6",
+    "#A55EEA",
+    "#20A35A",
+    "#E2445C",
+)
 
 
 @dataclass(frozen=True)
@@ -75,12 +107,18 @@ def apply(app: QApplication, preference: str = "system") -> Theme:
 def _palette(theme: Theme) -> QPalette:
     p = QPalette()
     roles = {
-        QPalette.ColorRole.Window: "bg", QPalette.ColorRole.Base: "surface",
-        QPalette.ColorRole.AlternateBase: "hover", QPalette.ColorRole.Text: "text",
-        QPalette.ColorRole.WindowText: "text", QPalette.ColorRole.ButtonText: "text",
-        QPalette.ColorRole.Button: "surface", QPalette.ColorRole.Highlight: "accent",
-        QPalette.ColorRole.HighlightedText: "on_accent", QPalette.ColorRole.PlaceholderText: "muted",
-        QPalette.ColorRole.ToolTipBase: "bg", QPalette.ColorRole.ToolTipText: "text",
+        QPalette.ColorRole.Window: "bg",
+        QPalette.ColorRole.Base: "surface",
+        QPalette.ColorRole.AlternateBase: "hover",
+        QPalette.ColorRole.Text: "text",
+        QPalette.ColorRole.WindowText: "text",
+        QPalette.ColorRole.ButtonText: "text",
+        QPalette.ColorRole.Button: "surface",
+        QPalette.ColorRole.Highlight: "accent",
+        QPalette.ColorRole.HighlightedText: "on_accent",
+        QPalette.ColorRole.PlaceholderText: "muted",
+        QPalette.ColorRole.ToolTipBase: "bg",
+        QPalette.ColorRole.ToolTipText: "text",
         QPalette.ColorRole.Link: "accent_text",
     }
     for role, name in roles.items():
@@ -100,6 +138,7 @@ def style_sheet(theme: Theme) -> str:
 
 
 # -- icons ----------------------------------------------------------------------------------------
+
 
 def _svg_pixmap(svg: bytes, size: int, ratio: float = 2.0) -> QPixmap:
     renderer = QSvgRenderer(QByteArray(svg))
@@ -173,8 +212,9 @@ def avatar_pixmap(name: str, size: int = 52) -> QPixmap:
     font.setWeight(QFont.Weight.DemiBold)
     painter.setFont(font)
     painter.setPen(QColor("#FFFFFF"))
-    painter.drawText(QRectF(0, 0, size * ratio, size * ratio), Qt.AlignmentFlag.AlignCenter,
-                     initials(name))
+    painter.drawText(
+        QRectF(0, 0, size * ratio, size * ratio), Qt.AlignmentFlag.AlignCenter, initials(name)
+    )
     painter.end()
     pixmap.setDevicePixelRatio(ratio)
     return pixmap

@@ -30,8 +30,10 @@ class Notification:
 
 
 def reindex_summary(stats: IndexStats) -> str:
-    text = (f"{stats.files} file(s) read, {stats.chunks} new chunk(s), "
-            f"{stats.deleted_chunks} removed, in {stats.seconds:.1f} s")
+    text = (
+        f"{stats.files} file(s) read, {stats.chunks} new chunk(s), "
+        f"{stats.deleted_chunks} removed, in {stats.seconds:.1f} s"
+    )
     if stats.errors:
         text += f"; {len(stats.errors)} file(s) could not be read"
     return text
@@ -41,24 +43,28 @@ def maintenance_summary(result: MaintenanceResult) -> str:
     m = result.maintenance
     if m is None:  # an index without a schema gets only a check: nothing to rebuild
         return f"0 vectors rebuilt, {human_size(0)} reclaimed, in 0.0 s"
-    return (f"{m.vectors_rebuilt} vectors rebuilt, {human_size(max(0, m.bytes_reclaimed))} "
-            f"reclaimed, in {m.seconds:.1f} s")
+    return (
+        f"{m.vectors_rebuilt} vectors rebuilt, {human_size(max(0, m.bytes_reclaimed))} "
+        f"reclaimed, in {m.seconds:.1f} s"
+    )
 
 
 def status_lines(status: IndexStatus) -> list[str]:
     """`memex status` as short lines for the status dialog."""
-    lines = [f"{status.chunks} chunks in {status.files} files · "
-             f"{human_size(status.size_bytes)}"]
+    lines = [f"{status.chunks} chunks in {status.files} files · {human_size(status.size_bytes)}"]
     for source_type, count in status.per_type.items():
         lines.append(f"    {type_label(source_type)}: {count}")
     lines.append(f"Embedder: {status.embedder or 'none'}")
-    lines.append(f"Dead vector slots: {status.vector_slots.fraction:.0%} · free pages: "
-                 f"{status.free_page_fraction:.0%}")
+    lines.append(
+        f"Dead vector slots: {status.vector_slots.fraction:.0%} · free pages: "
+        f"{status.free_page_fraction:.0%}"
+    )
     run = status.last_run or {}
     if run:
         when = run.get("at", "")
-        lines.append(f"Last run: {run.get('kind', 'reindex')} {when if isinstance(when, str) else ''}"
-                     .rstrip())
+        lines.append(
+            f"Last run: {run.get('kind', 'reindex')} {when if isinstance(when, str) else ''}".rstrip()
+        )
     if status.errors:
         lines.append(f"{len(status.errors)} file(s) with errors")
     return lines
@@ -81,8 +87,9 @@ class Tray(QObject):
         self.search_action = self._action("Search", self.search.emit)
         self.menu.addSeparator()
         self.reindex_action = self._action("Reindex now", self.reindex.emit)
-        self.maintenance_action = self._action("Rebuild vector index + VACUUM",
-                                               self.maintenance.emit)
+        self.maintenance_action = self._action(
+            "Rebuild vector index + VACUUM", self.maintenance.emit
+        )
         self.pause_action = self._action("Pause watching", self._toggle_pause)
         self.status_action = self._action("Status…", self.status.emit)
         self.menu.addSeparator()
@@ -108,8 +115,10 @@ class Tray(QObject):
         return action
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
-        if reason in (QSystemTrayIcon.ActivationReason.Trigger,
-                      QSystemTrayIcon.ActivationReason.DoubleClick):
+        if reason in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
             self.search.emit()
 
     def _toggle_pause(self) -> None:
@@ -141,8 +150,9 @@ class Tray(QObject):
     def set_status(self, status: IndexStatus) -> None:
         self.chunks = status.chunks
         suggested = status.maintenance_suggested
-        self.maintenance_action.setText("Rebuild vector index + VACUUM"
-                                        + (" (suggested)" if suggested else ""))
+        self.maintenance_action.setText(
+            "Rebuild vector index + VACUUM" + (" (suggested)" if suggested else "")
+        )
         self._refresh()
 
     def tooltip(self) -> str:

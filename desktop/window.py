@@ -13,45 +13,44 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSize, Qt, QTim
 from PySide6.QtGui import QCursor, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QListView,
     QMenu,
-    QProgressBar,
-    QSplitter,
-    QStackedWidget,
-    QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from desktop import theme
-from desktop.card import ProfileCard
-from desktop.filters import FilterBar
 from desktop.formatting import line_of
 from desktop.opener import Opener
-from desktop.preview import Preview
-from desktop.results import ResultDelegate, ResultModel
 from desktop.tasks import SearchAnswer, SearchRequest, Tasks, WorkState
+from desktop.window_layout import WindowLayout
 from engine.records import SearchResult
 from engine.search.neighbours import Neighbour
 
 DEBOUNCE_MS = 120
 SIZE = QSize(920, 700)
-MOVE_KEYS = {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown,
-             Qt.Key.Key_Home, Qt.Key.Key_End}
-HINTS = "↵ open   ⌃↵ reveal   ⌃C copy   ⇥ filters   esc close"
+MOVE_KEYS = {
+    Qt.Key.Key_Up,
+    Qt.Key.Key_Down,
+    Qt.Key.Key_PageUp,
+    Qt.Key.Key_PageDown,
+    Qt.Key.Key_Home,
+    Qt.Key.Key_End,
+}
 
 
-class SearchWindow(QWidget):
+class SearchWindow(WindowLayout, QWidget):
     """The window; `tasks` runs every search, `opener` opens hits (injected in tests)."""
 
     answered = Signal(object)  # SearchAnswer, after the window has shown it
 
-    def __init__(self, tasks: Tasks, now: Callable[[], datetime], opener: Opener,
-                 menu: QMenu | None = None, tool: bool = True, limit: int = 30) -> None:
+    def __init__(
+        self,
+        tasks: Tasks,
+        now: Callable[[], datetime],
+        opener: Opener,
+        menu: QMenu | None = None,
+        tool: bool = True,
+        limit: int = 30,
+    ) -> None:
         super().__init__()
         self.tasks = tasks
         self.now = now
@@ -75,96 +74,6 @@ class SearchWindow(QWidget):
         tasks.index_changed.connect(self._index_changed)
         self.show_message("Type to search your notes, chats, meetings, mail and people.")
 
-    # -- building --------------------------------------------------------------------------------
-
-    def _build(self, menu: QMenu | None) -> None:
-        header = self._header(menu)
-        self.filters = FilterBar(self.now)
-        self.filters.changed.connect(self.search_now)
-        self.banner = QLabel(objectName="banner", wordWrap=True)
-        self.banner.hide()
-        self.card = ProfileCard()
-        self.card.only_person.connect(self._only_person)
-        self.card.all_mentions.connect(self._all_mentions)
-        self.body = QStackedWidget()
-        self.body.addWidget(self._results_pane())
-        self.message = QLabel(objectName="emptyState", wordWrap=True,
-                              alignment=Qt.AlignmentFlag.AlignCenter)
-        self.body.addWidget(self.message)
-        panel = QFrame(objectName="panel")
-        inner = QVBoxLayout(panel)
-        inner.setContentsMargins(16, 10, 16, 10)
-        inner.setSpacing(8)
-        inner.addLayout(header)
-        inner.addWidget(QFrame(objectName="separator"))
-        inner.addWidget(self.filters)
-        inner.addWidget(self.banner)
-        inner.addWidget(self.card)
-        inner.addWidget(self.body, 1)
-        inner.addLayout(self._footer())
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(panel)
-        QWidget.setTabOrder(self.query, self.filters.all_chip)
-        QWidget.setTabOrder(self.filters.person, self.list)
-        self.setFocusProxy(self.query)
-
-    def _header(self, menu: QMenu | None) -> QHBoxLayout:
-        """The search field with its icon, and the menu button."""
-        self.query = QLineEdit()
-        self.query.setObjectName("query")
-        self.query.setPlaceholderText("Search everything…")
-        self.query.textChanged.connect(self._typed)
-        self.query.installEventFilter(self)
-        icon = QLabel()
-        icon.setPixmap(theme.ui_icon("search", 22).pixmap(22, 22))
-        self.menu_button = QToolButton()
-        self.menu_button.setObjectName("headerButton")
-        self.menu_button.setIcon(theme.ui_icon("more", 20))
-        self.menu_button.setToolTip("Memex menu")
-        self.menu_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        if menu is not None:
-            self.menu_button.setMenu(menu)
-            self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        header = QHBoxLayout()
-        header.addWidget(icon)
-        header.addWidget(self.query, 1)
-        header.addWidget(self.menu_button)
-        return header
-
-    def _footer(self) -> QHBoxLayout:
-        """The status line, the work progress bar and the key hints."""
-        self.status = QLabel(objectName="statusLine")
-        self.progress = QProgressBar(objectName="workProgress", textVisible=False)
-        self.progress.setFixedWidth(120)
-        self.progress.hide()
-        footer = QHBoxLayout()
-        footer.addWidget(self.status)
-        footer.addWidget(self.progress)
-        footer.addStretch(1)
-        footer.addWidget(QLabel(HINTS, objectName="keyHints"))
-        return footer
-
-    def _results_pane(self) -> QSplitter:
-        self.model = ResultModel()
-        self.list = QListView(objectName="results")
-        self.list.setModel(self.model)
-        self.list.setItemDelegate(ResultDelegate(self.now))
-        self.list.setMouseTracking(True)
-        self.list.setUniformItemSizes(True)
-        self.list.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
-        self.list.installEventFilter(self)
-        self.list.doubleClicked.connect(lambda _index: self.open_current())
-        self.list.selectionModel().currentChanged.connect(lambda *_: self._selected())
-        self.preview = Preview()
-        splitter = QSplitter()
-        splitter.addWidget(self.list)
-        splitter.addWidget(self.preview)
-        splitter.setSizes([500, 400])
-        splitter.setChildrenCollapsible(False)
-        splitter.setHandleWidth(1)
-        return splitter
-
     # -- showing and hiding ----------------------------------------------------------------------
 
     def summon(self) -> None:
@@ -172,8 +81,10 @@ class SearchWindow(QWidget):
         screen = QGuiApplication.screenAt(QCursor.pos()) or QGuiApplication.primaryScreen()
         if screen is not None:
             area = screen.availableGeometry()
-            self.move(area.x() + (area.width() - self.width()) // 2,
-                      area.y() + max(0, (area.height() - self.height()) // 3))
+            self.move(
+                area.x() + (area.width() - self.width()) // 2,
+                area.y() + max(0, (area.height() - self.height()) // 3),
+            )
         self.showNormal()
         self.raise_()
         self.activateWindow()
@@ -220,8 +131,15 @@ class SearchWindow(QWidget):
     def request(self) -> SearchRequest:
         since, until = self.filters.date_range()
         person = self.filters.person_name()
-        return SearchRequest(self.query.text().strip(), self.filters.selected_types(), since,
-                             until, (person,) if person else (), self.limit, prefix=True)
+        return SearchRequest(
+            self.query.text().strip(),
+            self.filters.selected_types(),
+            since,
+            until,
+            (person,) if person else (),
+            self.limit,
+            prefix=True,
+        )
 
     def _typed(self, _text: str) -> None:
         self._debounce.start()
@@ -261,8 +179,10 @@ class SearchWindow(QWidget):
             prefix = "Keyword results only. " if keyword_only else ""
             self.banner.setText(prefix + " ".join(response.warnings))
         self.model.set_results(hits)
-        self.status.setText(f"{len(hits)} hit{'s' if len(hits) != 1 else ''} · "
-                            f"{response.took_ms:.0f} ms · {response.mode}")
+        self.status.setText(
+            f"{len(hits)} hit{'s' if len(hits) != 1 else ''} · "
+            f"{response.took_ms:.0f} ms · {response.mode}"
+        )
         if hits:
             self.body.setCurrentIndex(0)
             self.list.setCurrentIndex(self.model.index(0))
@@ -281,8 +201,10 @@ class SearchWindow(QWidget):
         self.card.clear()
         self.status.setText("")
         if "no index" in error.lower() or "holds no memex index" in error.lower():
-            self.show_message("There is no index yet.\nChoose “Reindex now” in the Memex menu, "
-                              "or set your data folders in Settings.")
+            self.show_message(
+                "There is no index yet.\nChoose “Reindex now” in the Memex menu, "
+                "or set your data folders in Settings."
+            )
         else:
             self.show_message(f"The search failed: {error}")
 
@@ -346,12 +268,18 @@ class SearchWindow(QWidget):
             return
         row = max(0, self.list.currentIndex().row())
         page = max(1, self.list.viewport().height() // 86)
-        target = {Qt.Key.Key_Up: row - 1, Qt.Key.Key_Down: row + 1,
-                  Qt.Key.Key_PageUp: row - page, Qt.Key.Key_PageDown: row + page,
-                  Qt.Key.Key_Home: 0, Qt.Key.Key_End: rows - 1}[key]
+        target = {
+            Qt.Key.Key_Up: row - 1,
+            Qt.Key.Key_Down: row + 1,
+            Qt.Key.Key_PageUp: row - page,
+            Qt.Key.Key_PageDown: row + page,
+            Qt.Key.Key_Home: 0,
+            Qt.Key.Key_End: rows - 1,
+        }[key]
         index = self.model.index(min(rows - 1, max(0, target)))
         self.list.selectionModel().setCurrentIndex(
-            index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+        )
         self.list.scrollTo(index)
 
     # -- keys ------------------------------------------------------------------------------------
@@ -396,5 +324,6 @@ class SearchWindow(QWidget):
         if state.label:
             self.progress.setRange(0, state.total or 0)
             self.progress.setValue(state.done)
-            self.progress.setToolTip(f"{state.label} {state.done}/{state.total}"
-                                     if state.total else state.label)
+            self.progress.setToolTip(
+                f"{state.label} {state.done}/{state.total}" if state.total else state.label
+            )

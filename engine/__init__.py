@@ -54,26 +54,61 @@ class _DefaultEngine:
 _default = _DefaultEngine()
 
 
-def search(query: str, limit: int | None = None, source_types: Sequence[str] | None = None, *,
-           since: str | None = None, until: str | None = None,
-           people: Sequence[str] | None = None, mode: str = "hybrid",
-           settings: Settings | None = None) -> list[SearchResult]:
+def search(
+    query: str,
+    limit: int | None = None,
+    source_types: Sequence[str] | None = None,
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    people: Sequence[str] | None = None,
+    mode: str = "hybrid",
+    settings: Settings | None = None,
+) -> list[SearchResult]:
     """Hybrid search over the configured index; see `search_response` for warnings and timing."""
-    return search_response(query, limit, source_types, since=since, until=until, people=people,
-                           mode=mode, settings=settings).results
+    return search_response(
+        query,
+        limit,
+        source_types,
+        since=since,
+        until=until,
+        people=people,
+        mode=mode,
+        settings=settings,
+    ).results
 
 
-def search_response(query: str, limit: int | None = None,
-                    source_types: Sequence[str] | None = None, *, since: str | None = None,
-                    until: str | None = None, people: Sequence[str] | None = None,
-                    mode: str = "hybrid", explain: bool = False,
-                    settings: Settings | None = None) -> SearchResponse:
-    return _default.get(settings).search(query, limit, source_types, since=since, until=until,
-                                         people=people, mode=mode, explain=explain)
+def search_response(
+    query: str,
+    limit: int | None = None,
+    source_types: Sequence[str] | None = None,
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    people: Sequence[str] | None = None,
+    mode: str = "hybrid",
+    explain: bool = False,
+    settings: Settings | None = None,
+) -> SearchResponse:
+    return _default.get(settings).search(
+        query,
+        limit,
+        source_types,
+        since=since,
+        until=until,
+        people=people,
+        mode=mode,
+        explain=explain,
+    )
 
 
-def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | None = None,
-            reporter: Reporter | None = None, full: bool = False) -> IndexStats:
+def reindex(
+    paths: Iterable[str | Path] | None = None,
+    *,
+    settings: Settings | None = None,
+    reporter: Reporter | None = None,
+    full: bool = False,
+) -> IndexStats:
     """Index what changed under the configured roots (or only `paths`)."""
     return _default.get(settings).reindex(paths, reporter=reporter, full=full)
 
@@ -83,5 +118,17 @@ def close() -> None:
     _default.close()
 
 
-__all__ = ["Chunk", "Engine", "IndexStats", "Person", "SearchResult", "SearchResponse",
-           "Settings", "close", "load_settings", "reindex", "search", "search_response"]
+__all__ = [
+    "Chunk",
+    "Engine",
+    "IndexStats",
+    "Person",
+    "SearchResult",
+    "SearchResponse",
+    "Settings",
+    "close",
+    "load_settings",
+    "reindex",
+    "search",
+    "search_response",
+]

@@ -38,8 +38,13 @@ class EngineClosed(RuntimeError):
 class Engine:
     """One index's readers, writer, vector cache, people and models; thread-safe."""
 
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None,
-                 reporter: Reporter | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        reporter: Reporter | None = None,
+    ) -> None:
         """`embedder` fixes the model for every search and index run (tests, benchmarks);
         `reporter` hears the writer's progress and errors (a front end's progress bar)."""
         self.settings = settings
@@ -69,8 +74,13 @@ class Engine:
         local.searcher = None
         if old is not None:
             self._forget(old)
-        fresh = Searcher(self.settings, self._embedder, vector_cache=False,
-                         embedders=self.embedders, people=self.people())
+        fresh = Searcher(
+            self.settings,
+            self._embedder,
+            vector_cache=False,
+            embedders=self.embedders,
+            people=self.people(),
+        )
         # Attached once the Searcher found an index: the cache opens a connection of its own.
         fresh.vector_cache = self._cache()
         with self._lock:
@@ -81,14 +91,31 @@ class Engine:
         local.searcher, local.generation = fresh, self._generation
         return fresh
 
-    def search(self, query: str, limit: int | None = None,
-               source_types: Sequence[str] | None = None, *, since: str | None = None,
-               until: str | None = None, people: Sequence[str] | None = None,
-               mode: str = "hybrid", explain: bool = False,
-               prefix: bool = False) -> SearchResponse:
+    def search(
+        self,
+        query: str,
+        limit: int | None = None,
+        source_types: Sequence[str] | None = None,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        people: Sequence[str] | None = None,
+        mode: str = "hybrid",
+        explain: bool = False,
+        prefix: bool = False,
+    ) -> SearchResponse:
         """Search on the calling thread's Searcher; see `Searcher.search`."""
-        return self.searcher().search(query, limit, source_types, since=since, until=until,
-                                      people=people, mode=mode, explain=explain, prefix=prefix)
+        return self.searcher().search(
+            query,
+            limit,
+            source_types,
+            since=since,
+            until=until,
+            people=people,
+            mode=mode,
+            explain=explain,
+            prefix=prefix,
+        )
 
     def people(self) -> list[Person]:
         """The known people, read once per `refresh`."""
@@ -121,18 +148,32 @@ class Engine:
         with self._lock:
             self._check_open()
             if self._writer is None:
-                self._writer = Writer(self.settings, embedder=self._embedder,
-                                      reporter=self.reporter, embedders=self.embedders)
+                self._writer = Writer(
+                    self.settings,
+                    embedder=self._embedder,
+                    reporter=self.reporter,
+                    embedders=self.embedders,
+                )
             return self._writer
 
-    def reindex(self, paths: Iterable[str | Path] | None = None, *, full: bool = False,
-                reporter: Reporter | None = None) -> IndexStats:
+    def reindex(
+        self,
+        paths: Iterable[str | Path] | None = None,
+        *,
+        full: bool = False,
+        reporter: Reporter | None = None,
+    ) -> IndexStats:
         """Index what changed, in the calling thread, with this engine's model; then
         `refresh`. (Long-lived front ends queue work on `writer` instead.)"""
         self._check_open()
-        stats = reindex(paths, settings=self.settings, reporter=reporter or self.reporter,
-                        full=full,
-                        embedder=self._embedder, make=self.embedders.get)
+        stats = reindex(
+            paths,
+            settings=self.settings,
+            reporter=reporter or self.reporter,
+            full=full,
+            embedder=self._embedder,
+            make=self.embedders.get,
+        )
         self.refresh()
         return stats
 
@@ -182,8 +223,12 @@ class Engine:
     def __enter__(self) -> Engine:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         self.close()
 
     def _forget(self, searcher: Searcher) -> None:

@@ -66,8 +66,9 @@ class PeopleMatcher:
                     keys.append((name.strip().lower(), person))
         keys.sort(key=lambda kp: len(kp[0]), reverse=True)
         self._keys = keys
-        self._patterns = [re.compile(rf"(?<!\w){re.escape(k)}(?!\w)", re.IGNORECASE)
-                          for k, _ in keys]
+        self._patterns = [
+            re.compile(rf"(?<!\w){re.escape(k)}(?!\w)", re.IGNORECASE) for k, _ in keys
+        ]
         self.people = list(people)
 
     def find(self, text: str) -> Person | None:

@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     if "--runs" in argv:
         i = argv.index("--runs")
         runs = int(argv[i + 1])
-        argv = argv[:i] + argv[i + 2:]
+        argv = argv[:i] + argv[i + 2 :]
     if not argv:
         sys.stderr.write(__doc__ or "")
         return 2
@@ -39,8 +39,10 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"bench_startup: exit {done.returncode}: {done.stderr.decode()}\n")
             return 1
     print("runs (s): " + " ".join(f"{t:.3f}" for t in times))
-    print(f"median {statistics.median(times):.3f} s  min {min(times):.3f}  max {max(times):.3f}"
-          f"  ({runs} runs); CPU time median {statistics.median(cpu):.3f} s")
+    print(
+        f"median {statistics.median(times):.3f} s  min {min(times):.3f}  max {max(times):.3f}"
+        f"  ({runs} runs); CPU time median {statistics.median(cpu):.3f} s"
+    )
     return 0
 
 

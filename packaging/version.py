@@ -19,7 +19,8 @@ def read_version(root: Path = ROOT) -> str:
     tree = ast.parse((root / "engine" / "__init__.py").read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets):
+            isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets
+        ):
             value = node.value
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 return value.value

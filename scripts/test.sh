@@ -19,6 +19,7 @@ if [ "${MEMEX_SKIP_TORCH:-0}" != "1" ]; then
 fi
 export QT_QPA_PLATFORM=offscreen
 .venv/bin/ruff check engine desktop tests bench
+.venv/bin/ruff format --check engine desktop tests bench scripts packaging build.spec
 .venv/bin/mypy
 .venv/bin/lint-imports
 .venv/bin/python -m pytest -q "$@"

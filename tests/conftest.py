@@ -27,8 +27,14 @@ def make_settings(root: Path | list[Path], db_path: Path, **overrides: Any) -> S
     config = db_path.parent / "no-config.toml"
     config.write_text("")
     overrides.setdefault("now", DEMO_TODAY)
-    return load_settings(config, env=EMPTY_ENV, roots=[str(r) for r in roots],
-                         db=str(db_path), log_dir=str(db_path.parent / "logs"), **overrides)
+    return load_settings(
+        config,
+        env=EMPTY_ENV,
+        roots=[str(r) for r in roots],
+        db=str(db_path),
+        log_dir=str(db_path.parent / "logs"),
+        **overrides,
+    )
 
 
 def assert_consistent(db_path: Path) -> db.Counts:

@@ -49,8 +49,7 @@ class FakeOpenAI:
         self._release = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -91,7 +90,11 @@ class FakeOpenAI:
         if any(not isinstance(t, str) or t == "" for t in inputs):
             return 400, _error("'$.input' is invalid: empty strings are not allowed")
         sizes = [len(t.encode()) for t in inputs]
-        if len(inputs) > MAX_INPUTS or sum(sizes) > MAX_REQUEST_BYTES or max(sizes) > MAX_INPUT_BYTES:
+        if (
+            len(inputs) > MAX_INPUTS
+            or sum(sizes) > MAX_REQUEST_BYTES
+            or max(sizes) > MAX_INPUT_BYTES
+        ):
             return 400, _error("request exceeds the model's limits")
         if "dimensions" in body and not model.startswith("text-embedding-3"):
             return 400, _error("This model does not support specifying dimensions.")
@@ -99,11 +102,18 @@ class FakeOpenAI:
         data = []
         for i, text in enumerate(inputs):
             vec = fake_vector(text, dim)
-            emb: Any = (base64.b64encode(vec.astype("<f4").tobytes()).decode()
-                        if body.get("encoding_format") == "base64" else vec.tolist())
+            emb: Any = (
+                base64.b64encode(vec.astype("<f4").tobytes()).decode()
+                if body.get("encoding_format") == "base64"
+                else vec.tolist()
+            )
             data.append({"object": "embedding", "index": i, "embedding": emb})
-        return 200, {"object": "list", "data": data, "model": model,
-                     "usage": {"prompt_tokens": sum(sizes), "total_tokens": sum(sizes)}}
+        return 200, {
+            "object": "list",
+            "data": data,
+            "model": model,
+            "usage": {"prompt_tokens": sum(sizes), "total_tokens": sum(sizes)},
+        }
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -133,8 +143,9 @@ class FakeOpenAI:
                 record["ok"] = status == 200
                 return self._send(status, payload)
 
-            def _send(self, status: int, payload: dict[str, Any],
-                      headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -28,7 +28,7 @@ def parse(text: str) -> dict[str, str]:
     current: list[str] | None = None
     for line in text.splitlines():
         if line.startswith(HEADER):
-            current = sections.setdefault(line[len(HEADER):], [])
+            current = sections.setdefault(line[len(HEADER) :], [])
         elif current is not None:
             current.append(line)
     return {name: "\n".join(lines).strip() for name, lines in sections.items()}
@@ -49,9 +49,13 @@ def check_snapshot(filename: str, sections: dict[str, str]) -> None:
     missing = [name for name in expected if name not in got]
     new = [name for name in got if name not in expected]
     changed = [name for name in got if name in expected and got[name] != expected[name]]
-    diff = "\n".join(difflib.unified_diff(stored.splitlines(), text.splitlines(),
-                                          str(path), "rendered", lineterm=""))
+    diff = "\n".join(
+        difflib.unified_diff(
+            stored.splitlines(), text.splitlines(), str(path), "rendered", lineterm=""
+        )
+    )
     assert not (missing or new or changed), (
         f"{filename}: changed {changed}, new {new}, gone {missing} "
-        f"(MEMEX_UPDATE_SNAPSHOTS=1 rewrites it)\n{diff}")
+        f"(MEMEX_UPDATE_SNAPSHOTS=1 rewrites it)\n{diff}"
+    )
     assert stored == text, f"{filename}: same sections, different layout\n{diff}"

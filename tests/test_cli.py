@@ -19,19 +19,68 @@ from engine.settings import Settings
 from engine.store import db
 from tests.test_indexing import write_layer
 
-RESULT_KEYS = {"id", "source_type", "source_file", "content_date", "score", "title", "snippet",
-               "content", "matched_terms", "location", "profile"}
+RESULT_KEYS = {
+    "id",
+    "source_type",
+    "source_file",
+    "content_date",
+    "score",
+    "title",
+    "snippet",
+    "content",
+    "matched_terms",
+    "location",
+    "profile",
+}
 # The --json shapes of `memex status` and `memex maintenance`: scripts read these keys.
-STATUS_KEYS = {"db", "roots", "files", "chunks", "per_type", "counts", "embedder", "vec_table",
-               "reembed", "sizes", "free_page_fraction", "errors", "last_run", "vector_slots",
-               "maintenance_suggested", "schema_version", "size_bytes", "log"}
+STATUS_KEYS = {
+    "db",
+    "roots",
+    "files",
+    "chunks",
+    "per_type",
+    "counts",
+    "embedder",
+    "vec_table",
+    "reembed",
+    "sizes",
+    "free_page_fraction",
+    "errors",
+    "last_run",
+    "vector_slots",
+    "maintenance_suggested",
+    "schema_version",
+    "size_bytes",
+    "log",
+}
 COUNT_KEYS = {"chunks", "fts", "embedded", "vectors"}
 SLOT_KEYS = {"table", "allocated", "live", "dead", "fraction", "dead_bytes"}
-CHECK_KEYS = {"ok", "problems", "integrity", "fts_ok", "counts", "orphan_vectors",
-              "missing_vectors", "orphan_chunk_files", "stale_vec_tables", "dead_slots"}
-MAINTENANCE_KEYS = {"size_before", "size_after", "bytes_reclaimed", "vectors_rebuilt",
-                    "counts_before", "counts_after", "dead_slots_before", "dead_slots_after",
-                    "vacuum", "wal_checkpoint", "timings", "seconds"}
+CHECK_KEYS = {
+    "ok",
+    "problems",
+    "integrity",
+    "fts_ok",
+    "counts",
+    "orphan_vectors",
+    "missing_vectors",
+    "orphan_chunk_files",
+    "stale_vec_tables",
+    "dead_slots",
+}
+MAINTENANCE_KEYS = {
+    "size_before",
+    "size_after",
+    "bytes_reclaimed",
+    "vectors_rebuilt",
+    "counts_before",
+    "counts_after",
+    "dead_slots_before",
+    "dead_slots_after",
+    "vacuum",
+    "wal_checkpoint",
+    "timings",
+    "seconds",
+}
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
@@ -46,8 +95,14 @@ def layer(settings_factory: Callable[..., Settings], tmp_path: Path) -> list[str
     write_layer(settings.roots[0])
     config = tmp_path / "config.toml"
     config.write_text('[embedder]\nname = "hashing"\n')
-    return ["--root", str(settings.roots[0]), "--db", str(settings.db_path),
-            "--config", str(config)]
+    return [
+        "--root",
+        str(settings.roots[0]),
+        "--db",
+        str(settings.db_path),
+        "--config",
+        str(config),
+    ]
 
 
 def test_search_before_any_index_exits_3(layer: list[str]) -> None:
@@ -84,8 +139,14 @@ def logged_layer(settings_factory: Callable[..., Settings], tmp_path: Path) -> l
     write_layer(settings.roots[0])
     config = tmp_path / "logged.toml"
     config.write_text(f'log_dir = "{settings.log_path.parent}"\n[embedder]\nname = "hashing"\n')
-    args = ["--root", str(settings.roots[0]), "--db", str(settings.db_path),
-            "--config", str(config)]
+    args = [
+        "--root",
+        str(settings.roots[0]),
+        "--db",
+        str(settings.db_path),
+        "--config",
+        str(config),
+    ]
     assert cli("reindex", *args)[0] == 0
     return args
 
@@ -93,8 +154,10 @@ def logged_layer(settings_factory: Callable[..., Settings], tmp_path: Path) -> l
 def test_status_and_maintenance_json_keep_their_keys(logged_layer: list[str]) -> None:
     db_path = logged_layer[3]
     conn = db.connect(db_path, create=False)
-    conn.execute("UPDATE index_state SET error = 'unreadable' "
-                 "WHERE rowid = (SELECT min(rowid) FROM index_state)")
+    conn.execute(
+        "UPDATE index_state SET error = 'unreadable' "
+        "WHERE rowid = (SELECT min(rowid) FROM index_state)"
+    )
     conn.close()
     code, out, _ = cli("status", "--json", *logged_layer)
     status = json.loads(out)
@@ -127,17 +190,32 @@ def test_check_of_an_index_without_schema_prints_a_note(tmp_path: Path) -> None:
     db.connect(empty).close()
     config = tmp_path / "empty.toml"
     config.write_text(f'log_dir = "{tmp_path / "logs"}"\n')
-    code, out, _ = cli("maintenance", "--check", "--json", "--db", str(empty), "--root",
-                       str(tmp_path), "--config", str(config))
+    code, out, _ = cli(
+        "maintenance",
+        "--check",
+        "--json",
+        "--db",
+        str(empty),
+        "--root",
+        str(tmp_path),
+        "--config",
+        str(config),
+    )
     assert code == 0
-    assert json.loads(out) == {"check": {"ok": True, "problems": [],
-                                         "note": "no schema yet (empty index)"}}
+    assert json.loads(out) == {
+        "check": {"ok": True, "problems": [], "note": "no schema yet (empty index)"}
+    }
 
 
 def test_usage_errors_exit_2(layer: list[str]) -> None:
     cli("reindex", *layer)
-    for argv in (["--search", "x", "--mode", "fuzzy"], ["--search", "x", "--since", "May"],
-                 ["--search", "x", "--limit", "0"], ["--bogus"], []):
+    for argv in (
+        ["--search", "x", "--mode", "fuzzy"],
+        ["--search", "x", "--since", "May"],
+        ["--search", "x", "--limit", "0"],
+        ["--bogus"],
+        [],
+    ):
         code, _, err = cli(*layer, *argv) if argv else cli("discover", "--nope")
         assert code == 2, argv
         assert err.startswith("memex: ") and err.count("\n") == 1
@@ -163,9 +241,13 @@ def test_no_results_is_success(layer: list[str]) -> None:
     assert code == 0 and "No results" in out
 
 
-@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(query=st.text(alphabet=st.characters(), max_size=300) | st.sampled_from(
-    ['"', "AND", "c++", "NEAR(", "(", "*", "^", "a:b", "🎉", "\x00", "x" * 10000]))
+@hsettings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    query=st.text(alphabet=st.characters(), max_size=300)
+    | st.sampled_from(['"', "AND", "c++", "NEAR(", "(", "*", "^", "a:b", "🎉", "\x00", "x" * 10000])
+)
 def test_any_query_string_is_safe(layer: list[str], query: str) -> None:
     if not Path(layer[3]).exists():
         cli("reindex", *layer)
@@ -179,8 +261,10 @@ def test_headless_commands_never_import_qt(layer: list[str]) -> None:
     script = (
         "import sys; from desktop.launcher import main; "
         f"code = main({layer + ['--search', 'beans', '--json']!r}); "
-        "assert 'PySide6' not in sys.modules, 'PySide6 imported'; sys.exit(code)")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
+        "assert 'PySide6' not in sys.modules, 'PySide6 imported'; sys.exit(code)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["results"]

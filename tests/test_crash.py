@@ -39,17 +39,28 @@ def build_layer(root: Path, files: int = 30, messages: int = 300) -> None:
     slack = root / "data" / "slack"
     slack.mkdir(parents=True)
     for f in range(files):
-        lines = [json.dumps({"ts": f"{1_780_000_000 + i * 61}.000100", "channel": f"c{f}",
-                             "user_name": f"Person {i % 7}",
-                             "text": f"message {i} in channel {f} about topic {i % 13}"})
-                 for i in range(messages)]
+        lines = [
+            json.dumps(
+                {
+                    "ts": f"{1_780_000_000 + i * 61}.000100",
+                    "channel": f"c{f}",
+                    "user_name": f"Person {i % 7}",
+                    "text": f"message {i} in channel {f} about topic {i % 13}",
+                }
+            )
+            for i in range(messages)
+        ]
         (slack / f"c{f:02d}.jsonl").write_text("\n".join(lines) + "\n")
 
 
 def kill_after(root: Path, db_path: Path, files_done: int) -> bool:
     """Run a reindex in a child and SIGKILL it once it reports `files_done` files."""
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(root), str(db_path)],
-                             stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), str(db_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    )
     assert child.stdout is not None
     killed = False
     for line in child.stdout:
@@ -76,7 +87,8 @@ def check_after_crash(db_path: Path) -> None:
 
 @pytest.mark.slow
 def test_sigkill_during_reindex_never_corrupts(
-        settings_factory: Callable[..., Settings], tmp_path: Path) -> None:
+    settings_factory: Callable[..., Settings], tmp_path: Path
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     build_layer(settings.roots[0])
     reference = tmp_path / "reference.db"

@@ -34,11 +34,13 @@ def write_notes(root: Path, count: int, start: int = 0) -> None:
     for i in range(start, start + count):
         (root / "notes" / f"note{i:02}.md").write_text(
             f"# Trip {i}\nWe hiked ridge number {i} with Priya.\n"
-            f"# Food {i}\nDumplings at stall {i} in the night market.\n")
+            f"# Food {i}\nDumplings at stall {i} in the night market.\n"
+        )
 
 
-def openai_settings(factory: Callable[..., Settings], server: FakeOpenAI, **extra: object
-                    ) -> Settings:
+def openai_settings(
+    factory: Callable[..., Settings], server: FakeOpenAI, **extra: object
+) -> Settings:
     values: dict[str, object] = {"embedder__max_retries": 1, **extra}
     return factory(embedder__name="openai", embedder__base_url=server.base_url, **values)
 
@@ -46,15 +48,16 @@ def openai_settings(factory: Callable[..., Settings], server: FakeOpenAI, **extr
 def vectorless(settings: Settings) -> int:
     conn = db.connect(settings.db_path, create=False)
     try:
-        return int(conn.execute(
-            "SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0])
+        return int(
+            conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]
+        )
     finally:
         conn.close()
 
 
-def test_index_time_failure_keeps_the_queue(settings_factory: Callable[..., Settings],
-                                            server: FakeOpenAI,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_index_time_failure_keeps_the_queue(
+    settings_factory: Callable[..., Settings], server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     settings = openai_settings(settings_factory, server)
     write_notes(settings.roots[0], 6)
@@ -79,8 +82,9 @@ def test_index_time_failure_keeps_the_queue(settings_factory: Callable[..., Sett
             assert SECRET.encode() not in path.read_bytes(), path
 
 
-def test_embedder_down_from_the_start(settings_factory: Callable[..., Settings],
-                                      server: FakeOpenAI) -> None:
+def test_embedder_down_from_the_start(
+    settings_factory: Callable[..., Settings], server: FakeOpenAI
+) -> None:
     settings = openai_settings(settings_factory, server)
     write_notes(settings.roots[0], 3)
     server.down = True
@@ -97,13 +101,15 @@ def _config(tmp: Path, settings: Settings, base_url: str) -> Path:
     config.write_text(
         f"roots = [{json.dumps(str(settings.roots[0]))}]\n"
         f"db = {json.dumps(str(settings.db_path))}\n"
-        f"[embedder]\nname = \"openai\"\nbase_url = \"{base_url}\"\nmax_retries = 0\n"
-        "timeout_seconds = 2.0\n")
+        f'[embedder]\nname = "openai"\nbase_url = "{base_url}"\nmax_retries = 0\n'
+        "timeout_seconds = 2.0\n"
+    )
     return config
 
 
 def test_query_falls_back_to_bm25_against_a_dead_server(
-        settings_factory: Callable[..., Settings], server: FakeOpenAI, tmp_path: Path) -> None:
+    settings_factory: Callable[..., Settings], server: FakeOpenAI, tmp_path: Path
+) -> None:
     settings = openai_settings(settings_factory, server)
     write_notes(settings.roots[0], 4)
     reindex(settings=settings)
@@ -112,8 +118,10 @@ def test_query_falls_back_to_bm25_against_a_dead_server(
     config = _config(tmp_path, settings, base_url)
 
     out, err = io.StringIO(), io.StringIO()
-    assert run(["--config", str(config), "--search", "dumplings night market", "--json"],
-               out, err) == 0
+    assert (
+        run(["--config", str(config), "--search", "dumplings night market", "--json"], out, err)
+        == 0
+    )
     payload = json.loads(out.getvalue())
     assert payload["mode"] == "bm25"
     assert payload["results"] and "Dumplings" in payload["results"][0]["content"]
@@ -125,8 +133,9 @@ def test_query_falls_back_to_bm25_against_a_dead_server(
     assert text.startswith("warning: embedder failed") and text.rstrip().endswith("bm25")
 
 
-def test_searcher_rests_a_failed_embedder(settings_factory: Callable[..., Settings],
-                                          server: FakeOpenAI) -> None:
+def test_searcher_rests_a_failed_embedder(
+    settings_factory: Callable[..., Settings], server: FakeOpenAI
+) -> None:
     settings = openai_settings(settings_factory, server, embedder__max_retries=0)
     write_notes(settings.roots[0], 2)
     reindex(settings=settings)

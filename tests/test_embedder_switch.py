@@ -53,12 +53,19 @@ def meta(settings: Settings) -> dict[str, Any]:
     conn = db.connect(settings.db_path, create=False)
     try:
         progress = vectors.build_progress(conn)
-        return {"embedder": db.get_meta(conn, "embedder"),
-                "dimension": int(db.get_meta(conn, "dimension") or 0),
-                "table": db.active_vec_table(conn),
-                "progress": progress, "tables": [r[0] for r in conn.execute(
+        return {
+            "embedder": db.get_meta(conn, "embedder"),
+            "dimension": int(db.get_meta(conn, "dimension") or 0),
+            "table": db.active_vec_table(conn),
+            "progress": progress,
+            "tables": [
+                r[0]
+                for r in conn.execute(
                     "SELECT name FROM sqlite_master WHERE name LIKE 'chunks_vec_%' AND sql "
-                    "LIKE 'CREATE VIRTUAL%'")]}
+                    "LIKE 'CREATE VIRTUAL%'"
+                )
+            ],
+        }
     finally:
         conn.close()
 
@@ -74,8 +81,9 @@ def search(settings: Settings, mode: str = "hybrid") -> tuple[list[str], str, li
 
 def test_switch_to_1536_and_back(local_index: Settings, server: FakeOpenAI) -> None:
     local = local_index
-    remote = local.with_values(embedder__name="openai", embedder__base_url=server.base_url,
-                               embedder__max_retries=0)
+    remote = local.with_values(
+        embedder__name="openai", embedder__base_url=server.base_url, embedder__max_retries=0
+    )
     baseline, mode, warnings = search(local)
     assert mode == "hybrid" and not warnings and baseline
     total = assert_consistent(local.db_path).chunks
@@ -158,16 +166,20 @@ def test_crash_mid_switch_leaves_old_index_usable(local_index: Settings) -> None
     state = meta(local_index)
     assert state["embedder"] == "crashy|crashy-384|384" and state["progress"] is None
     conn = db.connect(local_index.db_path, create=False)
-    stored = np.frombuffer(conn.execute(
-        "SELECT embedding FROM chunks ORDER BY seq LIMIT 1").fetchone()[0], dtype=np.float32)
+    stored = np.frombuffer(
+        conn.execute("SELECT embedding FROM chunks ORDER BY seq LIMIT 1").fetchone()[0],
+        dtype=np.float32,
+    )
     conn.close()
     assert stored.shape == (384,) and abs(float(np.linalg.norm(stored)) - 1) < 1e-4
 
 
-def test_switching_back_before_the_swap_drops_the_build(local_index: Settings,
-                                                        server: FakeOpenAI) -> None:
-    remote = local_index.with_values(embedder__name="openai", embedder__base_url=server.base_url,
-                                    embedder__max_retries=0)
+def test_switching_back_before_the_swap_drops_the_build(
+    local_index: Settings, server: FakeOpenAI
+) -> None:
+    remote = local_index.with_values(
+        embedder__name="openai", embedder__base_url=server.base_url, embedder__max_retries=0
+    )
     server.fail_after = 1
     reindex(settings=remote)
     assert meta(remote)["progress"] is not None

@@ -15,10 +15,20 @@ from engine.embedders.openai_embedder import OpenAIEmbedder
 from tests.conftest import make_settings
 from tests.fake_openai import FakeOpenAI
 
-UNICODE = ["Zürich café naïve", "東京で会いましょう", "مرحبا بالعالم", "🎉🚀 party time 🥳",
-           "e\u0301\u0301 combining", "\u200b zero width"]
-SENTENCES = ["The standup moved to ten o'clock.", "Priya sent the quarterly report.",
-             "We hiked the ridge trail on Saturday.", "Lunch with Marco at the noodle bar."]
+UNICODE = [
+    "Zürich café naïve",
+    "東京で会いましょう",
+    "مرحبا بالعالم",
+    "🎉🚀 party time 🥳",
+    "e\u0301\u0301 combining",
+    "\u200b zero width",
+]
+SENTENCES = [
+    "The standup moved to ten o'clock.",
+    "Priya sent the quarterly report.",
+    "We hiked the ridge trail on Saturday.",
+    "Lunch with Marco at the noodle bar.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -33,18 +43,21 @@ def _settings(tmp: Path, **values: object):  # type: ignore[no-untyped-def]
     return make_settings(tmp, tmp / "memex.db", **values)
 
 
-@pytest.fixture(scope="module", params=["local", "sentence-transformers", "openai-float",
-                                        "openai-base64"])
-def embedder(request: pytest.FixtureRequest, server: FakeOpenAI,
-             tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+@pytest.fixture(
+    scope="module", params=["local", "sentence-transformers", "openai-float", "openai-base64"]
+)
+def embedder(
+    request: pytest.FixtureRequest, server: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Embedder:
     tmp = tmp_path_factory.mktemp("embedder")
     if request.param == "local":
         return create_embedder(_settings(tmp))
     if request.param == "sentence-transformers":
         pytest.importorskip("sentence_transformers")
         return create_embedder(_settings(tmp, embedder__name="sentence-transformers"))
-    emb = OpenAIEmbedder("text-embedding-3-small", base_url=server.base_url, api_key="sk-test",
-                         dimensions=1536)
+    emb = OpenAIEmbedder(
+        "text-embedding-3-small", base_url=server.base_url, api_key="sk-test", dimensions=1536
+    )
     emb._encoding = request.param.split("-")[1]
     return emb
 
@@ -107,19 +120,27 @@ def test_unicode(embedder: Embedder) -> None:
 
 def test_similar_texts_are_closer(embedder: Embedder) -> None:
     # Holds for the real models and, by shared words, for the hash-based fake server.
-    a, b, c = embedder.embed(["the standup meeting moved to ten",
-                              "standup meeting moved to ten thirty",
-                              "photosynthesis in tropical plants"])
+    a, b, c = embedder.embed(
+        [
+            "the standup meeting moved to ten",
+            "standup meeting moved to ten thirty",
+            "photosynthesis in tropical plants",
+        ]
+    )
     assert _cos(a, b) > _cos(a, c)
 
 
 def test_sentence_transformers_missing_is_a_clear_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from engine.embedders import EmbedderError
 
     monkeypatch.setitem(__import__("sys").modules, "sentence_transformers", None)
     with pytest.raises(EmbedderError, match="sentence-transformers is not installed"):
         create_embedder(_settings(tmp_path, embedder__name="sentence-transformers"))
     with pytest.raises(EmbedderError, match="not a SentenceTransformer model folder"):
-        create_embedder(_settings(tmp_path, embedder__name="sentence-transformers",
-                                  embedder__model_path=str(tmp_path)))
+        create_embedder(
+            _settings(
+                tmp_path, embedder__name="sentence-transformers", embedder__model_path=str(tmp_path)
+            )
+        )

@@ -22,8 +22,11 @@ def small_layer(settings: Settings) -> None:
     (root / "notes").mkdir(parents=True)
     (root / "notes" / "ferry.md").write_text("# Ferry\nThe ferry to the island leaves at nine.\n")
     (root / "profile").mkdir()
-    (root / "profile" / "relationships.json").write_text(json.dumps(
-        {"people": [{"name": "Dana Okafor", "aliases": ["Dana"], "relationship": "friend"}]}))
+    (root / "profile" / "relationships.json").write_text(
+        json.dumps(
+            {"people": [{"name": "Dana Okafor", "aliases": ["Dana"], "relationship": "friend"}]}
+        )
+    )
 
 
 @pytest.fixture
@@ -72,14 +75,16 @@ def test_refresh_rereads_the_people_and_gives_fresh_searchers(small: Settings) -
 
 
 def test_no_index_yet_is_a_clear_error(settings_factory: Callable[..., Settings]) -> None:
-    with Engine(settings_factory(embedder__name="hashing")) as eng, pytest.raises(
-            NoIndexError, match="memex reindex"):
+    with (
+        Engine(settings_factory(embedder__name="hashing")) as eng,
+        pytest.raises(NoIndexError, match="memex reindex"),
+    ):
         eng.search("anything")
 
 
-def test_module_functions_keep_one_default_engine(small: Settings,
-                                                  settings_factory: Callable[..., Settings],
-                                                  tmp_path: Path) -> None:
+def test_module_functions_keep_one_default_engine(
+    small: Settings, settings_factory: Callable[..., Settings], tmp_path: Path
+) -> None:
     try:
         engine.reindex(settings=small)
         hits = engine.search("ferry", settings=small)

@@ -36,29 +36,52 @@ def ids(extraction: Extraction, source_file: str = "f") -> list[str]:
 
 
 def slack_line(i: int, text: str = "") -> str:
-    return json.dumps({"ts": f"{BASE_TS + i * 60}.000100", "channel": "eng", "user": f"U{i % 3}",
-                       "user_name": ["Ana", "Ben", "Chi"][i % 3],
-                       "text": text or f"update {i} on the battery scheduler"})
+    return json.dumps(
+        {
+            "ts": f"{BASE_TS + i * 60}.000100",
+            "channel": "eng",
+            "user": f"U{i % 3}",
+            "user_name": ["Ana", "Ben", "Chi"][i % 3],
+            "text": text or f"update {i} on the battery scheduler",
+        }
+    )
 
 
 def telegram_line(i: int, text: str = "") -> str:
-    return json.dumps({"date": BASE_TS + i * 60, "chat": "Family", "from": ["Mum", "Leo"][i % 2],
-                       "text": text or f"message {i} about Sunday lunch"})
+    return json.dumps(
+        {
+            "date": BASE_TS + i * 60,
+            "chat": "Family",
+            "from": ["Mum", "Leo"][i % 2],
+            "text": text or f"message {i} about Sunday lunch",
+        }
+    )
 
 
 def signal_line(i: int, text: str = "") -> str:
-    return json.dumps({"envelope": {"sourceName": "Maya", "sourceNumber": "+1555",
-                                    "timestamp": (BASE_TS + i * 60) * 1000,
-                                    "dataMessage": {"message": text or f"note {i}"}}})
+    return json.dumps(
+        {
+            "envelope": {
+                "sourceName": "Maya",
+                "sourceNumber": "+1555",
+                "timestamp": (BASE_TS + i * 60) * 1000,
+                "dataMessage": {"message": text or f"note {i}"},
+            }
+        }
+    )
 
 
-CHAT_FORMATS = [("slack", slack_line, "eng.jsonl"), ("telegram", telegram_line, "t.jsonl"),
-                ("signal", signal_line, "s.jsonl")]
+CHAT_FORMATS = [
+    ("slack", slack_line, "eng.jsonl"),
+    ("telegram", telegram_line, "t.jsonl"),
+    ("signal", signal_line, "s.jsonl"),
+]
 
 
 @pytest.mark.parametrize(("source_type", "line", "name"), CHAT_FORMATS)
 def test_chat_window_ids_survive_inserts_above(
-        source_type: str, line: Callable[..., str], name: str) -> None:
+    source_type: str, line: Callable[..., str], name: str
+) -> None:
     before = "\n".join(line(i) for i in range(10, 120))
     inserted = "\n".join(line(i, f"inserted {i}") for i in range(4, 10))  # just before, same chat
     old = ids(extract(source_type, before, name))
@@ -70,7 +93,8 @@ def test_chat_window_ids_survive_inserts_above(
 
 @pytest.mark.parametrize(("source_type", "line", "name"), CHAT_FORMATS)
 def test_chat_window_ids_ignore_other_conversations_inserted_above(
-        source_type: str, line: Callable[..., str], name: str) -> None:
+    source_type: str, line: Callable[..., str], name: str
+) -> None:
     before = [line(i) for i in range(10, 120)]
     other = [json.loads(line(i, f"elsewhere {i}")) for i in range(10, 40)]
     for record in other:  # the same shape, another channel / chat / group
@@ -84,7 +108,8 @@ def test_chat_window_ids_ignore_other_conversations_inserted_above(
 
 @pytest.mark.parametrize(("source_type", "line", "name"), CHAT_FORMATS)
 def test_chat_appends_change_only_the_last_window(
-        source_type: str, line: Callable[..., str], name: str) -> None:
+    source_type: str, line: Callable[..., str], name: str
+) -> None:
     before = [line(i) for i in range(0, 100)]
     old = ids(extract(source_type, "\n".join(before), name))
     new = ids(extract(source_type, "\n".join(before + [line(i) for i in range(100, 110)]), name))
@@ -94,8 +119,12 @@ def test_chat_appends_change_only_the_last_window(
 RECORD_LINES = {
     "observation": lambda i: {"id": i, "date": "2024-02-02", "text": f"observation {i}"},
     "event": lambda i: {"date": "2024-03-01", "title": f"event {i}", "people": ["Ana"]},
-    "email_catalog": lambda i: {"date": "2024-03-01", "from": "a@b.c", "subject": f"mail {i}",
-                                "summary": "body"},
+    "email_catalog": lambda i: {
+        "date": "2024-03-01",
+        "from": "a@b.c",
+        "subject": f"mail {i}",
+        "summary": "body",
+    },
     "checkin": lambda i: {"date": "2024-03-01", "mood": i},
     "podcast_digest": lambda i: {"date": "2024-03-01", "episode": f"ep {i}", "summary": "s"},
 }
@@ -134,7 +163,8 @@ def test_unreadable_files_raise_extract_error(source_type: str, data: bytes, nam
 
 
 def test_a_bad_file_is_recorded_and_the_rest_indexed(
-        settings_factory: Callable[..., Settings]) -> None:
+    settings_factory: Callable[..., Settings],
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     root = settings.roots[0]
     (root / "data" / "garmin").mkdir(parents=True)
@@ -165,29 +195,45 @@ def test_slack_export_names_threads_and_noise() -> None:
 def test_slack_export_without_users_json_uses_ids(tmp_path: Path) -> None:
     day = tmp_path / "export" / "general" / "2024-03-11.json"
     day.parent.mkdir(parents=True)
-    day.write_text(json.dumps([{"type": "message", "user": "U9", "text": "hi <@U8>",
-                                "ts": "1710144060.000200"}]))
+    day.write_text(
+        json.dumps(
+            [{"type": "message", "user": "U9", "text": "hi <@U8>", "ts": "1710144060.000200"}]
+        )
+    )
     result = get_extractor("slack")(day.read_bytes(), day)
     assert result.drafts[0].content == "U9: hi @U8"
 
 
 def test_telegram_text_entities_and_marks() -> None:
-    text = [{"type": "bold", "text": "Big"}, " news: ",
-            {"type": "text_link", "text": "here", "href": "https://x.example"}]
-    line = json.dumps({"date": "2024-03-01T10:00:00", "chat": "c", "from": "A", "text": text,
-                       "forwarded_from": "B"})
+    text = [
+        {"type": "bold", "text": "Big"},
+        " news: ",
+        {"type": "text_link", "text": "here", "href": "https://x.example"},
+    ]
+    line = json.dumps(
+        {
+            "date": "2024-03-01T10:00:00",
+            "chat": "c",
+            "from": "A",
+            "text": text,
+            "forwarded_from": "B",
+        }
+    )
     result = extract("telegram", line, "t.jsonl")
     assert result.drafts[0].content == "A: (forwarded from B) Big news: here (https://x.example)"
     assert result.drafts[0].title == "c · 2024-03-01"
 
 
 def test_email_quotes_and_signatures_are_dropped() -> None:
-    body = ("Yes, Friday works.\n\nOn Tue, 5 Mar 2024, Bob <b@x> wrote:\n> Does Friday work?\n"
-            "> Bob\n")
+    body = (
+        "Yes, Friday works.\n\nOn Tue, 5 Mar 2024, Bob <b@x> wrote:\n> Does Friday work?\n> Bob\n"
+    )
     assert strip_quotes_and_signature(body) == "Yes, Friday works."
     assert strip_quotes_and_signature("Thanks!\n-- \nAna\nSearch lead") == "Thanks!"
-    assert strip_quotes_and_signature("See below.\n\nFrom: Bob\nSent: Monday\nTo: me\n\nold") == \
-        "See below."
+    assert (
+        strip_quotes_and_signature("See below.\n\nFrom: Bob\nSent: Monday\nTo: me\n\nold")
+        == "See below."
+    )
     assert strip_quotes_and_signature("From: the start\nof a poem") == "From: the start\nof a poem"
 
 
@@ -197,10 +243,12 @@ def test_html_to_text_keeps_inline_words_on_one_line() -> None:
 
 
 def test_cgm_converts_mmol_and_reads_us_dates() -> None:
-    csv = ("Glucose Data,Generated on,03-13-2024 18:04 UTC\n"
-           "Device,Serial Number,Device Timestamp,Record Type,Historic Glucose mmol/L,"
-           "Scan Glucose mmol/L\n"
-           "Libre,1,03-13-2024 08:00 AM,0,5.0,\nLibre,1,03-13-2024 02:00 PM,0,10.0,\n")
+    csv = (
+        "Glucose Data,Generated on,03-13-2024 18:04 UTC\n"
+        "Device,Serial Number,Device Timestamp,Record Type,Historic Glucose mmol/L,"
+        "Scan Glucose mmol/L\n"
+        "Libre,1,03-13-2024 08:00 AM,0,5.0,\nLibre,1,03-13-2024 02:00 PM,0,10.0,\n"
+    )
     draft = extract("cgm", csv, "libre.csv").drafts[0]
     assert draft.content_date == "2024-03-13"
     assert draft.metadata["min_mgdl"] == pytest.approx(90.1)
@@ -209,25 +257,41 @@ def test_cgm_converts_mmol_and_reads_us_dates() -> None:
 
 
 def test_garmin_summary_reads_as_a_sentence_with_units() -> None:
-    data = json.dumps({"calendarDate": "2024-03-11", "totalSteps": 8432, "sleepTimeSeconds": 25200,
-                       "restingHeartRate": 55, "totalDistanceMeters": 6100})
+    data = json.dumps(
+        {
+            "calendarDate": "2024-03-11",
+            "totalSteps": 8432,
+            "sleepTimeSeconds": 25200,
+            "restingHeartRate": 55,
+            "totalDistanceMeters": 6100,
+        }
+    )
     draft = extract("garmin", data, "2024-03-11.json").drafts[0]
-    assert draft.content == ("Garmin daily summary for Monday 2024-03-11: 8,432 steps; "
-                             "6.1 km covered; resting heart rate 55 bpm; slept 7 h 0 min.")
+    assert draft.content == (
+        "Garmin daily summary for Monday 2024-03-11: 8,432 steps; "
+        "6.1 km covered; resting heart rate 55 bpm; slept 7 h 0 min."
+    )
 
 
 def test_voice_windows_are_about_a_minute() -> None:
     segments = [{"start": s, "end": s + 10, "text": f"part {s}"} for s in range(0, 300, 10)]
     result = extract("voice", json.dumps({"segments": segments}), "2024-03-11-walk.json")
     assert [d.location for d in result.drafts] == [
-        "t:00:00:00", "t:00:01:00", "t:00:02:00", "t:00:03:00", "t:00:04:00"]
+        "t:00:00:00",
+        "t:00:01:00",
+        "t:00:02:00",
+        "t:00:03:00",
+        "t:00:04:00",
+    ]
     assert all(d.content_date == "2024-03-11" for d in result.drafts)
 
 
 def test_subtitles_merge_one_speaker_and_keep_cue_time() -> None:
-    vtt = ("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ana>One.\n\n"
-           "00:00:02.000 --> 00:00:03.000\n<v Ana>Two.\n\n"
-           "00:01:05.000 --> 00:01:06.000\n<v Ben>Three.\n")
+    vtt = (
+        "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ana>One.\n\n"
+        "00:00:02.000 --> 00:00:03.000\n<v Ana>Two.\n\n"
+        "00:01:05.000 --> 00:01:06.000\n<v Ben>Three.\n"
+    )
     draft = extract("meeting", vtt, "2024-03-14-sync.vtt").drafts[0]
     assert draft.content == "Meeting: sync\nAna: One. Two.\nBen: Three."
     assert draft.location == "t:00:00:01" and draft.content_date == "2024-03-14"
@@ -242,18 +306,37 @@ def test_note_front_matter_is_searchable_text() -> None:
 
 def test_signal_quotes_name_their_author_and_sync_messages_join_the_chat() -> None:
     lines = [
-        {"envelope": {"sourceName": "Omar", "sourceNumber": "+2", "timestamp": 1710400000000,
-                      "dataMessage": {"message": "Tickets are live"}}, "account": "+1"},
-        {"envelope": {"sourceNumber": "+1", "timestamp": 1710400060000, "syncMessage": {
-            "sentMessage": {"destinationNumber": "+2", "timestamp": 1710400060000,
-                            "message": "Buying two",
-                            "quote": {"authorNumber": "+2", "text": "Tickets are live"}}}},
-         "account": "+1"},
+        {
+            "envelope": {
+                "sourceName": "Omar",
+                "sourceNumber": "+2",
+                "timestamp": 1710400000000,
+                "dataMessage": {"message": "Tickets are live"},
+            },
+            "account": "+1",
+        },
+        {
+            "envelope": {
+                "sourceNumber": "+1",
+                "timestamp": 1710400060000,
+                "syncMessage": {
+                    "sentMessage": {
+                        "destinationNumber": "+2",
+                        "timestamp": 1710400060000,
+                        "message": "Buying two",
+                        "quote": {"authorNumber": "+2", "text": "Tickets are live"},
+                    }
+                },
+            },
+            "account": "+1",
+        },
     ]
     result = extract("signal", "\n".join(json.dumps(x) for x in lines), "s.jsonl")
     assert [d.title for d in result.drafts] == ["Omar · 2024-03-14"]
-    assert result.drafts[0].content.split("\n")[1] == \
-        'Me: ↳ (reply to Omar: "Tickets are live") Buying two'
+    assert (
+        result.drafts[0].content.split("\n")[1]
+        == 'Me: ↳ (reply to Omar: "Tickets are live") Buying two'
+    )
 
 
 def test_jsonl_drafts_records_each_bad_line_in_file_order() -> None:
@@ -263,8 +346,11 @@ def test_jsonl_drafts_records_each_bad_line_in_file_order() -> None:
     data = b'{"keep": "a"}\nnot json\n{"keep": ""}\n[1]\n\n{"keep": "b"}\n'
     result = jsonl_drafts(data, draft_for, "nothing to keep")
     assert [(d.content, d.location) for d in result.drafts] == [("a", "line:1"), ("b", "line:6")]
-    assert result.problems == ["line 2: not JSON (Expecting value)", "line 3: nothing to keep",
-                               "line 4: not a JSON object"]
+    assert result.problems == [
+        "line 2: not JSON (Expecting value)",
+        "line 3: nothing to keep",
+        "line 4: not a JSON object",
+    ]
 
 
 def test_numbered_messages_skip_noise_and_record_only_the_given_errors() -> None:
@@ -276,8 +362,13 @@ def test_numbered_messages_skip_noise_and_record_only_the_given_errors() -> None
         return Message("2024-03-01T10:00:00", "Ana", text, "eng") if text else None
 
     result = Extraction()
-    messages = numbered_messages(enumerate(["hi", "", "broken", "yo"], start=1), to_message,
-                                 result, "unusable", where="message")
+    messages = numbered_messages(
+        enumerate(["hi", "", "broken", "yo"], start=1),
+        to_message,
+        result,
+        "unusable",
+        where="message",
+    )
     assert [m.text for m in messages] == ["hi", "yo"]
     assert result.problems == ["message 3: unusable"]
     with pytest.raises(KeyError):
@@ -286,8 +377,16 @@ def test_numbered_messages_skip_noise_and_record_only_the_given_errors() -> None
 
 def test_families_register_one_extractor_per_source_type() -> None:
     load_all()
-    for source_type in ("checkin", "experiment", "interview", "interview_meta", "podcast_digest",
-                        "observation", "quote", "story"):
+    for source_type in (
+        "checkin",
+        "experiment",
+        "interview",
+        "interview_meta",
+        "podcast_digest",
+        "observation",
+        "quote",
+        "story",
+    ):
         assert REGISTRY[source_type] is get_extractor(source_type)
     quote = extract("quote", '{"text": "Less, but better."}', "q.jsonl").drafts[0]
     assert quote.title == "Quote: Less, but better."

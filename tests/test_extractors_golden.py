@@ -38,8 +38,14 @@ def render(path: Path) -> dict[str, Any]:
     """What the indexer would store for a fixture; call with the fixture folder as cwd."""
     relative = path.relative_to(FIXTURES)
     source_type = relative.parts[0]
-    found = Found(Path(relative.as_posix()), FIXTURES, relative.as_posix(), source_type, 0.0,
-                  path.stat().st_size)
+    found = Found(
+        Path(relative.as_posix()),
+        FIXTURES,
+        relative.as_posix(),
+        source_type,
+        0.0,
+        path.stat().st_size,
+    )
     try:
         chunks, problems = make_chunks(found, path.read_bytes())
     except ExtractError as exc:
@@ -47,14 +53,24 @@ def render(path: Path) -> dict[str, Any]:
     return {
         "source_type": source_type,
         "problems": problems,
-        "chunks": [{"id": c.id, "title": c.title, "content_date": c.content_date,
-                    "location": c.location, "people": list(c.people), "metadata": c.metadata,
-                    "content": c.content} for c in chunks],
+        "chunks": [
+            {
+                "id": c.id,
+                "title": c.title,
+                "content_date": c.content_date,
+                "location": c.location,
+                "people": list(c.people),
+                "metadata": c.metadata,
+                "content": c.content,
+            }
+            for c in chunks
+        ],
     }
 
 
-@pytest.mark.parametrize("path", list(fixture_files()),
-                         ids=lambda p: p.relative_to(FIXTURES).as_posix())
+@pytest.mark.parametrize(
+    "path", list(fixture_files()), ids=lambda p: p.relative_to(FIXTURES).as_posix()
+)
 def test_fixture_matches_golden(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(FIXTURES)
     actual = json.loads(json.dumps(render(path)))  # tuples → lists, as in the file
@@ -78,8 +94,9 @@ def _goldens_by_type() -> dict[str, list[tuple[Path, dict[str, Any]]]]:
 def test_every_registered_extractor_has_fixtures_and_goldens() -> None:
     load_all()
     goldens = _goldens_by_type()
-    missing = [t for t in REGISTRY if not any("chunks" in g and g["chunks"]
-                                             for _, g in goldens.get(t, []))]
+    missing = [
+        t for t in REGISTRY if not any("chunks" in g and g["chunks"] for _, g in goldens.get(t, []))
+    ]
     assert not missing, f"source types without a fixture and a golden with chunks: {missing}"
 
 
@@ -96,6 +113,9 @@ def test_every_registered_extractor_has_a_malformed_variant() -> None:
 
 
 def test_no_golden_without_its_fixture() -> None:
-    orphans = [g for g in FIXTURES.rglob("*.golden.json")
-               if not g.with_name(g.name.removesuffix(".golden.json")).exists()]
+    orphans = [
+        g
+        for g in FIXTURES.rglob("*.golden.json")
+        if not g.with_name(g.name.removesuffix(".golden.json")).exists()
+    ]
     assert not orphans

@@ -63,7 +63,9 @@ def test_the_writer_and_reindex_agree_on_a_deleted_folder(hashing: Settings) -> 
     finally:
         writer.close()
     assert sorted((Path(c.path).name, c.action) for c in batch.changes) == [
-        ("a.md", Action.DELETED), ("b.md", Action.DELETED)]
+        ("a.md", Action.DELETED),
+        ("b.md", Action.DELETED),
+    ]
     assert batch.stats.deleted_files == 2
     assert indexed_files(hashing) == {"keep.md"}
 

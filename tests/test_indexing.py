@@ -15,10 +15,18 @@ BASE_TS = 1_780_000_000
 
 
 def slack_lines(start: int, count: int, channel: str = "eng") -> list[str]:
-    return [json.dumps({"ts": f"{BASE_TS + i * 60}.000100", "channel": channel, "user": "U1",
-                        "user_name": ["Priya Raman", "Maya"][i % 2],
-                        "text": f"status update number {i} on the battery scheduler"})
-            for i in range(start, start + count)]
+    return [
+        json.dumps(
+            {
+                "ts": f"{BASE_TS + i * 60}.000100",
+                "channel": channel,
+                "user": "U1",
+                "user_name": ["Priya Raman", "Maya"][i % 2],
+                "text": f"status update number {i} on the battery scheduler",
+            }
+        )
+        for i in range(start, start + count)
+    ]
 
 
 def write_layer(root: Path) -> None:
@@ -27,11 +35,13 @@ def write_layer(root: Path) -> None:
     (root / "notes").mkdir()
     (root / "notes" / "garden.md").write_text(
         "---\ntitle: Garden\n---\n# Tomatoes\nPlant after the last frost.\n"
-        "# Beans\nClimbing beans need poles.\n# Herbs\nBasil on the windowsill.\n")
+        "# Beans\nClimbing beans need poles.\n# Herbs\nBasil on the windowsill.\n"
+    )
 
 
 def test_no_change_reindex_embeds_nothing(
-        settings_factory: Callable[..., Settings], tmp_path: Path) -> None:
+    settings_factory: Callable[..., Settings], tmp_path: Path
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     write_layer(settings.roots[0])
     first = reindex(settings=settings)
@@ -43,7 +53,8 @@ def test_no_change_reindex_embeds_nothing(
 
 
 def test_appending_ten_messages_reembeds_at_most_two_windows(
-        settings_factory: Callable[..., Settings]) -> None:
+    settings_factory: Callable[..., Settings],
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     write_layer(settings.roots[0])
     reindex(settings=settings)
@@ -59,35 +70,43 @@ def test_appending_ten_messages_reembeds_at_most_two_windows(
 
 
 def test_inserting_messages_in_the_middle_keeps_most_ids(
-        settings_factory: Callable[..., Settings]) -> None:
+    settings_factory: Callable[..., Settings],
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     write_layer(settings.roots[0])
     reindex(settings=settings)
     log = settings.roots[0] / "data" / "slack" / "eng.jsonl"
     lines = log.read_text().splitlines()
-    extra = json.dumps({"ts": f"{BASE_TS + 150 * 60 + 5}.000100", "channel": "eng",
-                        "user_name": "Jonas", "text": "an unrelated message in the middle"})
+    extra = json.dumps(
+        {
+            "ts": f"{BASE_TS + 150 * 60 + 5}.000100",
+            "channel": "eng",
+            "user_name": "Jonas",
+            "text": "an unrelated message in the middle",
+        }
+    )
     log.write_text("\n".join(lines[:150] + [extra] + lines[150:]) + "\n")
     stats = reindex(settings=settings)
     assert stats.embedded <= 3
     assert_consistent(settings.db_path)
 
 
-def test_editing_one_section_reembeds_one_chunk(
-        settings_factory: Callable[..., Settings]) -> None:
+def test_editing_one_section_reembeds_one_chunk(settings_factory: Callable[..., Settings]) -> None:
     settings = settings_factory(embedder__name="hashing")
     write_layer(settings.roots[0])
     reindex(settings=settings)
     note = settings.roots[0] / "notes" / "garden.md"
-    note.write_text(note.read_text().replace("Climbing beans need poles.",
-                                             "Climbing beans need tall poles."))
+    note.write_text(
+        note.read_text().replace("Climbing beans need poles.", "Climbing beans need tall poles.")
+    )
     stats = reindex(settings=settings)
     assert (stats.embedded, stats.deleted_chunks, stats.unchanged_chunks) == (1, 1, 2)
     assert_consistent(settings.db_path)
 
 
 def test_deleting_a_file_removes_its_chunks_fts_rows_and_vectors(
-        settings_factory: Callable[..., Settings]) -> None:
+    settings_factory: Callable[..., Settings],
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     write_layer(settings.roots[0])
     reindex(settings=settings)
@@ -106,7 +125,8 @@ def test_deleting_a_file_removes_its_chunks_fts_rows_and_vectors(
 
 
 def test_reindex_of_named_paths_only_touches_them(
-        settings_factory: Callable[..., Settings]) -> None:
+    settings_factory: Callable[..., Settings],
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     write_layer(settings.roots[0])
     reindex(settings=settings)
@@ -127,9 +147,12 @@ def test_bad_files_are_recorded_and_skipped(settings_factory: Callable[..., Sett
     (root / "data" / "slack" / "binary.jsonl").write_bytes(b"\x00\x01\x02garbage\xff" * 10)
     (root / "data" / "slack" / "empty.jsonl").write_bytes(b"")
     (root / "data" / "slack" / "huge.jsonl").write_text("\n".join(slack_lines(0, 2000)))
-    (root / "notes" / "latin1.md").write_bytes("# Café\nCrème brûlée à la française".encode("cp1252"))
+    (root / "notes" / "latin1.md").write_bytes(
+        "# Café\nCrème brûlée à la française".encode("cp1252")
+    )
     (root / "data" / "slack" / "mixed.jsonl").write_text(
-        slack_lines(0, 1)[0] + "\nnot json\n[1, 2]\n" + slack_lines(1, 1)[0] + "\n")
+        slack_lines(0, 1)[0] + "\nnot json\n[1, 2]\n" + slack_lines(1, 1)[0] + "\n"
+    )
     stats = reindex(settings=settings)
     errors = dict(stats.errors)
     assert "binary" in errors[str(root / "data" / "slack" / "binary.jsonl")]

@@ -42,15 +42,17 @@ def test_set_status_delete(store: dict[str, str]) -> None:
     assert cli("delete")[1] == "No key was stored.\n"
 
 
-def test_environment_takes_precedence(store: dict[str, str],
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_environment_takes_precedence(
+    store: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env-secret")
     code, out, _ = cli("status")
     assert "from the environment" in out and "sk-env-secret" not in out
 
 
-def test_set_from_stdin_and_empty_key(store: dict[str, str],
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_set_from_stdin_and_empty_key(
+    store: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("sk-from-stdin\n"))
     assert cli("set", "--stdin")[0] == 0 and store["memex/openai"] == "sk-from-stdin"
     monkeypatch.setattr(keys_cli, "prompt", lambda _: "  ")
@@ -59,7 +61,8 @@ def test_set_from_stdin_and_empty_key(store: dict[str, str],
 
 
 def test_no_keyring_backend_exits_4_and_writes_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for var in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(var, str(tmp_path))
     monkeypatch.setattr(keys_cli, "prompt", lambda _: SECRET)

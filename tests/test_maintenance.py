@@ -48,8 +48,14 @@ def cli(*argv: str) -> tuple[int, str, str]:
 def args_for(settings: Settings) -> list[str]:
     config = settings.db_path.parent / "cli.toml"
     config.write_text(f'log_dir = "{settings.log_path.parent}"\n[embedder]\nname = "hashing"\n')
-    return ["--root", str(settings.roots[0]), "--db", str(settings.db_path),
-            "--config", str(config)]
+    return [
+        "--root",
+        str(settings.roots[0]),
+        "--db",
+        str(settings.db_path),
+        "--config",
+        str(config),
+    ]
 
 
 @pytest.fixture
@@ -66,8 +72,7 @@ def churned(settings_factory: Callable[..., Settings]) -> Settings:
     return settings
 
 
-def test_maintenance_after_heavy_churn_shrinks_the_file_and_checks_clean(
-        churned: Settings) -> None:
+def test_maintenance_after_heavy_churn_shrinks_the_file_and_checks_clean(churned: Settings) -> None:
     conn = db.connect(churned.db_path, create=False)
     before = dead_slots(conn)
     conn.close()
@@ -122,8 +127,10 @@ def test_check_finds_broken_rows_and_repair_fixes_them(small_index: Settings) ->
     with db.transaction(conn):
         conn.execute("DROP TRIGGER chunks_ad")  # deletions that bypass FTS and vectors
         conn.execute("DELETE FROM chunks WHERE seq IN (SELECT seq FROM chunks LIMIT 5)")
-        conn.execute("UPDATE chunks SET source_file = 'gone.jsonl' WHERE seq IN "
-                     "(SELECT seq FROM chunks ORDER BY seq DESC LIMIT 3)")
+        conn.execute(
+            "UPDATE chunks SET source_file = 'gone.jsonl' WHERE seq IN "
+            "(SELECT seq FROM chunks ORDER BY seq DESC LIMIT 3)"
+        )
     db.migrate(conn)  # the trigger comes back
     conn.close()
     report = check_index(churned)
@@ -140,7 +147,8 @@ def test_check_finds_broken_rows_and_repair_fixes_them(small_index: Settings) ->
 
 
 def test_backup_while_indexing_is_consistent_and_never_overwrites(
-        settings_factory: Callable[..., Settings], tmp_path: Path) -> None:
+    settings_factory: Callable[..., Settings], tmp_path: Path
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     build_layer(settings.roots[0], files=30, messages=300)
     first = settings.roots[0] / "data" / "slack" / "c00.jsonl"
@@ -170,14 +178,24 @@ def test_backup_while_indexing_is_consistent_and_never_overwrites(
 
 
 def test_every_reindex_appends_a_run_log_line_that_status_shows(
-        settings_factory: Callable[..., Settings]) -> None:
+    settings_factory: Callable[..., Settings],
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     build_layer(settings.roots[0], files=3, messages=40)
     reindex(settings=settings)
     path = settings.roots[0] / "data" / "slack" / "c01.jsonl"
     with path.open("a") as handle:
-        handle.write(json.dumps({"ts": "1790000000.000100", "channel": "c1",
-                                 "user_name": "Ann", "text": "a late message"}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "ts": "1790000000.000100",
+                    "channel": "c1",
+                    "user_name": "Ann",
+                    "text": "a late message",
+                }
+            )
+            + "\n"
+        )
     (settings.roots[0] / "data" / "slack" / "c02.jsonl").unlink()
     reindex(settings=settings)
     first, second = runlog.read_runs(settings)[-2:]
@@ -194,7 +212,8 @@ def test_every_reindex_appends_a_run_log_line_that_status_shows(
 def test_the_last_run_line_of_a_repair_names_its_duration() -> None:
     from engine.cli.status import describe_run
 
-    line = describe_run({"kind": "repair", "at": "2026-06-30T12:00:00", "ok": True,
-                         "repair": {"seconds": 0.25}})
+    line = describe_run(
+        {"kind": "repair", "at": "2026-06-30T12:00:00", "ok": True, "repair": {"seconds": 0.25}}
+    )
     assert line == "repair 2026-06-30T12:00:00: ok, 0.25s"
     assert "None" not in describe_run({"kind": "check", "at": "x", "ok": False})

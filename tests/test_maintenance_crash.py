@@ -91,16 +91,28 @@ def master(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert table is not None
     rng = np.random.default_rng(3)
     with db.transaction(conn):
-        conn.execute("INSERT INTO index_state(source_file, mtime, size, indexed_at) "
-                     "VALUES ('synthetic.jsonl', 0, 0, 0)")
+        conn.execute(
+            "INSERT INTO index_state(source_file, mtime, size, indexed_at) "
+            "VALUES ('synthetic.jsonl', 0, 0, 0)"
+        )
         for i in range(VECTORS):
             blob = rng.random(DIM, dtype=np.float32).tobytes()
-            conn.execute("INSERT INTO chunks(id, source_file, source_type, content, embedding, "
-                         "indexed_at, content_hash, content_date) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-                         (f"c{i}", "synthetic.jsonl", "slack", f"message {i} about {i % 97}",
-                          blob, f"h{i}", f"2026-0{1 + i % 9}-1{i % 10}"))
-            vectors.insert_vector(conn, table, conn.last_insert_rowid(), blob, "slack",
-                                  f"2026-0{1 + i % 9}-1{i % 10}")
+            conn.execute(
+                "INSERT INTO chunks(id, source_file, source_type, content, embedding, "
+                "indexed_at, content_hash, content_date) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+                (
+                    f"c{i}",
+                    "synthetic.jsonl",
+                    "slack",
+                    f"message {i} about {i % 97}",
+                    blob,
+                    f"h{i}",
+                    f"2026-0{1 + i % 9}-1{i % 10}",
+                ),
+            )
+            vectors.insert_vector(
+                conn, table, conn.last_insert_rowid(), blob, "slack", f"2026-0{1 + i % 9}-1{i % 10}"
+            )
         conn.execute("DELETE FROM chunks WHERE seq % 3 = 0")  # churn: dead slots everywhere
         conn.execute(f"DELETE FROM {table} WHERE rowid % 3 = 0")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -112,17 +124,32 @@ def check_cli(db_path: Path, root: Path) -> int:
     out, err = io.StringIO(), io.StringIO()
     config = db_path.parent / "check.toml"
     config.write_text("")
-    code = run(["maintenance", "--check", "--db", str(db_path), "--root", str(root),
-                "--config", str(config)], out, err)
+    code = run(
+        [
+            "maintenance",
+            "--check",
+            "--db",
+            str(db_path),
+            "--root",
+            str(root),
+            "--config",
+            str(config),
+        ],
+        out,
+        err,
+    )
     assert code == 0, out.getvalue() + err.getvalue()
     return code
 
 
 def kill_maintenance(root: Path, db_path: Path, stage: str, count: int) -> bool:
     """Run maintenance in a child parked at a stage; SIGKILL it there."""
-    with subprocess.Popen([sys.executable, "-c", CHILD, str(root), str(db_path), stage,
-                           str(count)], stdout=subprocess.PIPE, text=True,
-                          cwd=Path(__file__).parent.parent) as child:
+    with subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), str(db_path), stage, str(count)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    ) as child:
         assert child.stdout is not None
         reached = child.stdout.readline().strip() == "here"
         child.send_signal(signal.SIGKILL)
@@ -132,11 +159,13 @@ def kill_maintenance(root: Path, db_path: Path, stage: str, count: int) -> bool:
 
 @pytest.mark.slow
 # Kill points: the first, a middle and the last row of the vec0 rebuild, and inside VACUUM.
-@pytest.mark.parametrize(("stage", "count"), [("rebuild", 1), ("rebuild", 4000),
-                                              ("rebuild", 8000), ("vacuum", 5),
-                                              ("vacuum", 50)])
-def test_sigkill_during_vector_rebuild_or_vacuum(master: Path, tmp_path: Path,
-                                                  stage: str, count: int) -> None:
+@pytest.mark.parametrize(
+    ("stage", "count"),
+    [("rebuild", 1), ("rebuild", 4000), ("rebuild", 8000), ("vacuum", 5), ("vacuum", 50)],
+)
+def test_sigkill_during_vector_rebuild_or_vacuum(
+    master: Path, tmp_path: Path, stage: str, count: int
+) -> None:
     db_path = tmp_path / "index" / "memex.db"
     db_path.parent.mkdir()
     shutil.copy(master, db_path)
@@ -154,7 +183,8 @@ def test_sigkill_during_vector_rebuild_or_vacuum(master: Path, tmp_path: Path,
 
 @pytest.mark.slow
 def test_sigkill_during_reindex_then_check_and_finish(
-        settings_factory: Callable[..., Settings], tmp_path: Path) -> None:
+    settings_factory: Callable[..., Settings], tmp_path: Path
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     build_layer(settings.roots[0], files=20, messages=200)
     clean = reindex(settings=settings.with_values(db=str(tmp_path / "reference.db")))

@@ -35,6 +35,7 @@ def make(server: FakeOpenAI, model: str = "text-embedding-3-small", **kw: Any) -
 
 # -- limits -------------------------------------------------------------------------------------
 
+
 def test_truncation_keeps_whole_characters() -> None:
     text = "é" * 10  # 2 bytes each
     assert truncate_utf8(text, 5) == "éé"
@@ -44,7 +45,10 @@ def test_truncation_keeps_whole_characters() -> None:
 def test_batches_respect_input_count_and_token_budget() -> None:
     limits = Limits(max_inputs=3, max_request_tokens=10)
     assert [list(r) for r in plan_batches([4, 4, 4, 1, 1, 1, 1], limits)] == [
-        [0, 1], [2, 3, 4], [5, 6]]
+        [0, 1],
+        [2, 3, 4],
+        [5, 6],
+    ]
     assert [list(r) for r in plan_batches([50], limits)] == [[0]]  # one oversized input alone
 
 
@@ -79,12 +83,16 @@ def test_both_encodings(server: FakeOpenAI, encoding: str) -> None:
     emb._encoding = encoding
     vector = emb.embed(["same words"])[0]
     assert server.requests[-1]["body"]["encoding_format"] == encoding
-    expected = np.asarray(server.answer({"input": ["same words"], "model": emb.model_id,
-                                         "dimensions": 32})[1]["data"][0]["embedding"])
+    expected = np.asarray(
+        server.answer({"input": ["same words"], "model": emb.model_id, "dimensions": 32})[1][
+            "data"
+        ][0]["embedding"]
+    )
     assert np.allclose(vector, expected, atol=1e-6)
 
 
 # -- retries and giving up ----------------------------------------------------------------------
+
 
 def test_retries_honour_retry_after_then_succeed(server: FakeOpenAI) -> None:
     sleeps: list[float] = []
@@ -135,6 +143,7 @@ def test_rejected_key_is_not_echoed(server: FakeOpenAI) -> None:
 
 
 # -- where the key comes from -------------------------------------------------------------------
+
 
 def test_key_from_env_then_keyring(memory_keyring: dict[str, str]) -> None:
     assert apikeys.get_api_key({}) is None

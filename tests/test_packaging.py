@@ -27,11 +27,13 @@ INSTALL = PACKAGING / "linux" / "install.sh"
 UNINSTALL = PACKAGING / "linux" / "uninstall.sh"
 SCRIPTS = [INSTALL, UNINSTALL, PACKAGING / "make-dist-linux.sh", PACKAGING / "ci-smoke.sh"]
 
-needs_bash = pytest.mark.skipif(shutil.which("bash") is None or sys.platform == "win32",
-                                reason="the Linux scripts need bash")
+needs_bash = pytest.mark.skipif(
+    shutil.which("bash") is None or sys.platform == "win32", reason="the Linux scripts need bash"
+)
 
 
 # -- build.spec -------------------------------------------------------------------------------
+
 
 def run_spec(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, platform: str) -> list[Any]:
     """Execute build.spec as PyInstaller would, with recording stand-ins; returns the calls."""
@@ -41,14 +43,17 @@ def run_spec(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, platform: str) -> 
         def make(*args: Any, **kwargs: Any) -> types.SimpleNamespace:
             calls.append((kind, args, kwargs))
             # What the spec reads back from an Analysis before filtering and passing it on.
-            return types.SimpleNamespace(kwargs=kwargs, binaries=[], pure=[], scripts=[],
-                                         datas=list(kwargs.get("datas", [])))
+            return types.SimpleNamespace(
+                kwargs=kwargs, binaries=[], pure=[], scripts=[], datas=list(kwargs.get("datas", []))
+            )
+
         return make
 
     hooks = types.ModuleType("PyInstaller.utils.hooks")
     hooks.collect_data_files = lambda package, includes=None, **kw: [  # type: ignore[attr-defined]
         (f"<site>/{package}/{pattern}", f"{package}/{Path(pattern).parent}".rstrip("/."))
-        for pattern in includes or []]
+        for pattern in includes or []
+    ]
     hooks.collect_submodules = lambda package, **kw: [package]  # type: ignore[attr-defined]
     for name in ("PyInstaller", "PyInstaller.utils"):
         monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
@@ -56,8 +61,11 @@ def run_spec(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, platform: str) -> 
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setattr(sys, "platform", platform)
     namespace: dict[str, Any] = {
-        "SPECPATH": str(ROOT), "SPEC": str(ROOT / "build.spec"), "workpath": str(tmp_path),
-        "DISTPATH": str(tmp_path / "dist"), "__name__": "__main__",
+        "SPECPATH": str(ROOT),
+        "SPEC": str(ROOT / "build.spec"),
+        "workpath": str(tmp_path),
+        "DISTPATH": str(tmp_path / "dist"),
+        "__name__": "__main__",
         **{kind: factory(kind) for kind in ("Analysis", "PYZ", "EXE", "COLLECT", "BUNDLE")},
     }
     code = compile((ROOT / "build.spec").read_text(encoding="utf-8"), "build.spec", "exec")
@@ -70,8 +78,9 @@ def by_kind(calls: list[Any], kind: str) -> list[Any]:
     return [(args, kwargs) for k, args, kwargs in calls if k == kind]
 
 
-def test_spec_builds_one_folder_with_two_executables(monkeypatch: pytest.MonkeyPatch,
-                                                      tmp_path: Path) -> None:
+def test_spec_builds_one_folder_with_two_executables(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     calls = run_spec(monkeypatch, tmp_path, "linux")
     (scripts,), analysis = by_kind(calls, "Analysis")[0]
     assert scripts == [str(ROOT / "desktop" / "launcher.py")]
@@ -79,7 +88,7 @@ def test_spec_builds_one_folder_with_two_executables(monkeypatch: pytest.MonkeyP
     assert set(exes) == {"memex", "memex-cli"}
     assert exes["memex"]["console"] is False and exes["memex-cli"]["console"] is True
     assert all(kw["exclude_binaries"] for kw in exes.values())  # one folder, not one file
-    (collected, collect_kw), = by_kind(calls, "COLLECT")
+    ((collected, collect_kw),) = by_kind(calls, "COLLECT")
     assert collect_kw["name"] == "memex"
     assert [exe.kwargs["name"] for exe in collected[:2]] == ["memex", "memex-cli"]
     assert not by_kind(calls, "BUNDLE")  # the .app only on macOS
@@ -96,13 +105,21 @@ def test_spec_builds_one_folder_with_two_executables(monkeypatch: pytest.MonkeyP
     assert {"engine", "desktop"} <= set(analysis["hiddenimports"])
 
 
-def test_spec_keeps_every_qt_module_desktop_imports(monkeypatch: pytest.MonkeyPatch,
-                                                    tmp_path: Path) -> None:
+def test_spec_keeps_every_qt_module_desktop_imports(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     calls = run_spec(monkeypatch, tmp_path, "linux")
     _, analysis = by_kind(calls, "Analysis")[0]
     excluded = set(analysis["excludes"])
-    for unused in ("PySide6.QtWebEngineCore", "PySide6.Qt3DCore", "PySide6.QtQml",
-                   "PySide6.QtQuick", "PySide6.QtMultimedia", "PySide6.QtPdf", "torch"):
+    for unused in (
+        "PySide6.QtWebEngineCore",
+        "PySide6.Qt3DCore",
+        "PySide6.QtQml",
+        "PySide6.QtQuick",
+        "PySide6.QtMultimedia",
+        "PySide6.QtPdf",
+        "torch",
+    ):
         assert unused in excluded
     used = set()
     for path in (ROOT / "desktop").rglob("*.py"):
@@ -114,7 +131,7 @@ def test_spec_keeps_every_qt_module_desktop_imports(monkeypatch: pytest.MonkeyPa
 
 def test_spec_macos_app_bundle(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     calls = run_spec(monkeypatch, tmp_path, "darwin")
-    (_, bundle), = by_kind(calls, "BUNDLE")
+    ((_, bundle),) = by_kind(calls, "BUNDLE")
     assert bundle["name"] == "Memex.app"
     assert bundle["bundle_identifier"] == "org.memex.Memex"
     assert bundle["version"] == bundle["info_plist"]["CFBundleShortVersionString"]
@@ -154,8 +171,12 @@ def test_pynput_hook_lists_backends_without_importing_pynput() -> None:
     namespace: dict[str, Any] = {}
     hook = PACKAGING / "hooks" / "hook-pynput.py"
     exec(compile(hook.read_text(encoding="utf-8"), str(hook), "exec"), namespace)
-    assert {"pynput.keyboard._xorg", "pynput.keyboard._win32", "pynput.keyboard._darwin",
-            "pynput.mouse._xorg"} <= set(namespace["hiddenimports"])
+    assert {
+        "pynput.keyboard._xorg",
+        "pynput.keyboard._win32",
+        "pynput.keyboard._darwin",
+        "pynput.mouse._xorg",
+    } <= set(namespace["hiddenimports"])
 
 
 def test_runtime_hook_disables_onnxruntime_telemetry(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -173,8 +194,13 @@ def test_build_outputs_stay_ignored() -> None:
 def test_makefile_targets() -> None:
     if shutil.which("make") is None:
         pytest.skip("no make")
-    out = subprocess.run(["make", "-n", "package", "smoke", "dist-linux"], cwd=ROOT,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["make", "-n", "package", "smoke", "dist-linux"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "PyInstaller --noconfirm build.spec" in out
     assert "packaging/ci-smoke.sh" in out and "packaging/make-dist-linux.sh" in out
 
@@ -213,11 +239,13 @@ def fake_package(base: Path) -> Path:
     return pkg
 
 
-def sh(script: Path, *args: str, home: Path, env: dict[str, str] | None = None,
-       ok: bool = True) -> subprocess.CompletedProcess[str]:
+def sh(
+    script: Path, *args: str, home: Path, env: dict[str, str] | None = None, ok: bool = True
+) -> subprocess.CompletedProcess[str]:
     environ = {"HOME": str(home), "PATH": "/usr/bin:/bin", **(env or {})}
-    done = subprocess.run(["bash", str(script), *args], env=environ, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        ["bash", str(script), *args], env=environ, capture_output=True, text=True, timeout=60
+    )
     if ok:
         assert done.returncode == 0, done.stderr + done.stdout
     return done
@@ -247,8 +275,12 @@ def test_install_puts_everything_in_place(tmp_path: Path, home: Path) -> None:
     for exe in ("memex", "memex-cli"):
         link = home / ".local/bin" / exe
         assert link.is_symlink() and Path(os.readlink(link)) == app / exe
-    version = subprocess.run([str(home / ".local/bin/memex-cli"), "--version"],
-                             capture_output=True, text=True, check=True).stdout
+    version = subprocess.run(
+        [str(home / ".local/bin/memex-cli"), "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert version.strip() == "memex 9.9.9"
     entry = (home / ".local/share/applications/memex.desktop").read_text()
     assert f'Exec="{app}/memex"\n' in entry
@@ -256,16 +288,21 @@ def test_install_puts_everything_in_place(tmp_path: Path, home: Path) -> None:
     assert "Icon=memex\n" in entry and "Type=Application\n" in entry
     assert "uninstall.sh" in out
     if shutil.which("desktop-file-validate"):
-        subprocess.run(["desktop-file-validate", str(home / ".local/share/applications/memex.desktop")],
-                       check=True)
+        subprocess.run(
+            ["desktop-file-validate", str(home / ".local/share/applications/memex.desktop")],
+            check=True,
+        )
     assert not [p for p in (home / ".local/share/memex").iterdir() if p.name != "app"]
 
 
 @needs_bash
 def test_install_respects_xdg_and_autostart(tmp_path: Path, home: Path) -> None:
     pkg = fake_package(tmp_path)
-    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
-           "MEMEX_BIN_DIR": str(tmp_path / "bin")}
+    env = {
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+        "MEMEX_BIN_DIR": str(tmp_path / "bin"),
+    }
     sh(pkg / "install.sh", "--autostart", home=home, env=env)
     assert (tmp_path / "data/memex/app/memex").is_file()
     assert (tmp_path / "data/applications/memex.desktop").is_file()
@@ -327,16 +364,21 @@ def test_uninstall_keeps_user_data_unless_purge(tmp_path: Path, home: Path) -> N
     (home / ".local/share/applications/other.desktop").write_text("[Desktop Entry]\n")
 
     sh(data / "app/uninstall.sh", home=home)
-    assert files_under(home) == {".local/share/memex/memex.db",
-                                 ".config/memex/config.toml", ".config/autostart/other.desktop",
-                                 ".local/share/applications/other.desktop"}
+    assert files_under(home) == {
+        ".local/share/memex/memex.db",
+        ".config/memex/config.toml",
+        ".config/autostart/other.desktop",
+        ".local/share/applications/other.desktop",
+    }
 
     sh(pkg / "install.sh", home=home)
     (home / ".local/state/memex/log").mkdir(parents=True)
     (home / ".local/state/memex/log/memex.log").write_text("log")
     sh(data / "app/uninstall.sh", "--purge", home=home)
-    assert files_under(home) == {".config/autostart/other.desktop",
-                                 ".local/share/applications/other.desktop"}
+    assert files_under(home) == {
+        ".config/autostart/other.desktop",
+        ".local/share/applications/other.desktop",
+    }
     assert not data.exists()
     out = sh(UNINSTALL, home=home).stdout
     assert "not installed" in out
@@ -361,22 +403,38 @@ def test_dist_archive_layout(tmp_path: Path) -> None:
     bundle = pkg / "memex"
     (bundle / "_internal" / "libfoo.so.1").write_text("lib")
     (bundle / "_internal" / "libfoo.so").symlink_to("libfoo.so.1")
-    env = {"MEMEX_BUNDLE": str(bundle), "MEMEX_DIST_DIR": str(tmp_path / "dist"),
-           "MEMEX_STAGE_DIR": str(tmp_path / "stage"), "PYTHON": sys.executable,
-           "SOURCE_DATE_EPOCH": "1767225600"}
+    env = {
+        "MEMEX_BUNDLE": str(bundle),
+        "MEMEX_DIST_DIR": str(tmp_path / "dist"),
+        "MEMEX_STAGE_DIR": str(tmp_path / "stage"),
+        "PYTHON": sys.executable,
+        "SOURCE_DATE_EPOCH": "1767225600",
+    }
     sh(PACKAGING / "make-dist-linux.sh", home=tmp_path, env=env)
     import engine
 
     name = f"memex-{engine.__version__}-linux-{os.uname().machine}"
     archive = tmp_path / "dist" / f"{name}.tar.gz"
-    assert (tmp_path / "dist" / f"{name}.tar.gz.sha256").read_text().startswith(
-        subprocess.run(["sha256sum", str(archive)], capture_output=True, text=True,
-                       check=True).stdout.split()[0])
+    assert (
+        (tmp_path / "dist" / f"{name}.tar.gz.sha256")
+        .read_text()
+        .startswith(
+            subprocess.run(
+                ["sha256sum", str(archive)], capture_output=True, text=True, check=True
+            ).stdout.split()[0]
+        )
+    )
     assert not (tmp_path / "stage").exists()
     with tarfile.open(archive) as tar:
         members = {m.name: m for m in tar.getmembers()}
-    for path in ("install.sh", "uninstall.sh", "README.txt", "memex/memex", "memex/memex-cli",
-                 "memex/_internal/resources/icons/memex.png"):
+    for path in (
+        "install.sh",
+        "uninstall.sh",
+        "README.txt",
+        "memex/memex",
+        "memex/memex-cli",
+        "memex/_internal/resources/icons/memex.png",
+    ):
         assert f"{name}/{path}" in members, path
     assert members[f"{name}/install.sh"].mode & stat.S_IXUSR
     link = members[f"{name}/memex/_internal/libfoo.so"]
@@ -386,15 +444,24 @@ def test_dist_archive_layout(tmp_path: Path) -> None:
 
 def test_docs_name_the_commands() -> None:
     text = (ROOT / "docs" / "packaging.md").read_text(encoding="utf-8")
-    for needle in ("make package", "make dist-linux", "install.sh", "uninstall.sh", "--purge",
-                   "--autostart", "notari", "signtool"):
+    for needle in (
+        "make package",
+        "make dist-linux",
+        "install.sh",
+        "uninstall.sh",
+        "--purge",
+        "--autostart",
+        "notari",
+        "signtool",
+    ):
         assert needle in text, needle
     ast.parse((PACKAGING / "version.py").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("platform", ["linux", "win32", "darwin"])
-def test_spec_executable_icons(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                               platform: str) -> None:
+def test_spec_executable_icons(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, platform: str
+) -> None:
     calls = run_spec(monkeypatch, tmp_path, platform)
     icons = {kw["icon"] for _, kw in by_kind(calls, "EXE")}
     if platform == "linux":

@@ -24,8 +24,9 @@ personal = pytest.importorskip("bench.personal")
 
 EPSILON = 0.005
 
-pytestmark = pytest.mark.skipif(not personal.CASES.exists(),
-                                reason="bench/personal_cases.json is not written yet")
+pytestmark = pytest.mark.skipif(
+    not personal.CASES.exists(), reason="bench/personal_cases.json is not written yet"
+)
 
 
 def test_demo_today_matches_the_fixture() -> None:
@@ -50,13 +51,17 @@ def test_relevance_does_not_drop_below_the_baseline(demo_index: Settings) -> Non
     baseline = json.loads(personal.BASELINE.read_text())
     assert baseline.get("cases_sha256") == personal.cases_digest(), (
         "bench/personal_cases.json changed since the baseline was recorded: check the cases, "
-        "then run 'python -m bench.personal --update-baseline'")
+        "then run 'python -m bench.personal --update-baseline'"
+    )
     summary = personal.benchmark(demo_index)
     now = summary["mean"]
     print("\n" + personal.report(summary))
     for key in ("ndcg@10", "mrr@10"):
         assert now[key] >= baseline[key] - EPSILON, (
-            f"mean {key} fell to {now[key]:.4f} from the baseline {baseline[key]:.4f}")
+            f"mean {key} fell to {now[key]:.4f} from the baseline {baseline[key]:.4f}"
+        )
         if now[key] > baseline[key] + EPSILON:
-            print(f"mean {key} rose to {now[key]:.4f} (baseline {baseline[key]:.4f}): "
-                  "record it with 'python -m bench.personal --update-baseline'")
+            print(
+                f"mean {key} rose to {now[key]:.4f} (baseline {baseline[key]:.4f}): "
+                "record it with 'python -m bench.personal --update-baseline'"
+            )

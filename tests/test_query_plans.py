@@ -46,9 +46,11 @@ def test_bm25_sql_uses_the_fts5_order_with_and_without_filters(demo_index: Setti
         assert "TEMP B-TREE" not in text, text
         assert "chunks_fts" in text
     # The slow form, for contrast: the check above can fail.
-    slow = ("SELECT c.seq, bm25(chunks_fts, 1.0, 2.0) AS score FROM chunks_fts "
-            "JOIN chunks c ON c.seq = chunks_fts.rowid WHERE chunks_fts MATCH ? "
-            "ORDER BY score LIMIT ?")
+    slow = (
+        "SELECT c.seq, bm25(chunks_fts, 1.0, 2.0) AS score FROM chunks_fts "
+        "JOIN chunks c ON c.seq = chunks_fts.rowid WHERE chunks_fts MATCH ? "
+        "ORDER BY score LIMIT ?"
+    )
     assert "TEMP B-TREE" in plan(conn, slow, ("coffee", 10))
     conn.close()
 
@@ -56,13 +58,16 @@ def test_bm25_sql_uses_the_fts5_order_with_and_without_filters(demo_index: Setti
 def test_bm25_order_is_the_weighted_bm25_order(demo_index: Settings) -> None:
     """The rank column carries the title weight: same list as ordering by bm25(1, 2)."""
     searcher = Searcher(demo_index)
-    slow = ("SELECT c.seq FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid "
-            "WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 1.0, 2.0), c.seq LIMIT ?")
+    slow = (
+        "SELECT c.seq FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid "
+        "WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 1.0, 2.0), c.seq LIMIT ?"
+    )
     for query in ("coffee machine broken", "standup time", "Lofoten ferry bikes", "invoice"):
         terms = fts.query_terms(query)
         fast = searcher.bm25(terms, 30, Filters((), None, None, ()))
-        expected = [r[0] for r in searcher.conn.execute(
-            slow, (fts.match_expression(terms), 30)).fetchall()]
+        expected = [
+            r[0] for r in searcher.conn.execute(slow, (fts.match_expression(terms), 30)).fetchall()
+        ]
         assert fast and set(fast) == set(expected)
         assert fast[:5] == expected[:5]
     searcher.close()
@@ -93,20 +98,51 @@ def search_cases(table: str) -> list[PlanCase]:
     fts_first = ("chunks_fts VIRTUAL TABLE", "SEARCH c USING INTEGER PRIMARY KEY (rowid=?)")
     return [
         PlanCase("bm25 top-k", fts_sql.bm25_sql(""), ("coffee", 10), fts_first, ("TEMP B-TREE",)),
-        PlanCase("bm25 top-k, type and date filters", fts_sql.bm25_sql(where),
-                 ("coffee", *params, 10), fts_first, ("TEMP B-TREE",)),
-        PlanCase("bm25 top-k, types, dates and a person", fts_sql.bm25_sql(person_where),
-                 ("coffee", *person_params, 10), fts_first, ("TEMP B-TREE",)),
-        PlanCase("facets: source types of the matches, date filters",
-                 fts_sql.type_counts_sql(date_where), ("coffee", *date_params), fts_first),
-        PlanCase("highlights of the hits", fts_sql.highlight_sql(3), ("coffee", 1, 2, 3),
-                 ("chunks_fts VIRTUAL TABLE",)),
-        PlanCase("result rows by seq", chunks.rows_by_seq_sql(3), (1, 2, 3),
-                 ("INTEGER PRIMARY KEY (rowid=?)",), ("SCAN",)),
-        PlanCase("vec0 KNN, type and date filters in the scan", vec.knn_sql(table, vec_where),
-                 (bytes(16), 10, *vec_params), (f"SCAN {table} VIRTUAL TABLE INDEX",)),
-        PlanCase("chunk position by id", chunks.position_by_id_sql(), ("/r/a.md#0",),
-                 ("sqlite_autoindex_chunks_1 (id=?)",)),
+        PlanCase(
+            "bm25 top-k, type and date filters",
+            fts_sql.bm25_sql(where),
+            ("coffee", *params, 10),
+            fts_first,
+            ("TEMP B-TREE",),
+        ),
+        PlanCase(
+            "bm25 top-k, types, dates and a person",
+            fts_sql.bm25_sql(person_where),
+            ("coffee", *person_params, 10),
+            fts_first,
+            ("TEMP B-TREE",),
+        ),
+        PlanCase(
+            "facets: source types of the matches, date filters",
+            fts_sql.type_counts_sql(date_where),
+            ("coffee", *date_params),
+            fts_first,
+        ),
+        PlanCase(
+            "highlights of the hits",
+            fts_sql.highlight_sql(3),
+            ("coffee", 1, 2, 3),
+            ("chunks_fts VIRTUAL TABLE",),
+        ),
+        PlanCase(
+            "result rows by seq",
+            chunks.rows_by_seq_sql(3),
+            (1, 2, 3),
+            ("INTEGER PRIMARY KEY (rowid=?)",),
+            ("SCAN",),
+        ),
+        PlanCase(
+            "vec0 KNN, type and date filters in the scan",
+            vec.knn_sql(table, vec_where),
+            (bytes(16), 10, *vec_params),
+            (f"SCAN {table} VIRTUAL TABLE INDEX",),
+        ),
+        PlanCase(
+            "chunk position by id",
+            chunks.position_by_id_sql(),
+            ("/r/a.md#0",),
+            ("sqlite_autoindex_chunks_1 (id=?)",),
+        ),
         PlanCase("neighbours of a hit", chunks.neighbours_sql(), ("/r/a.md", 0, 4), BY_FILE),
     ]
 
@@ -117,21 +153,41 @@ def index_cases() -> list[PlanCase]:
     return [
         PlanCase("chunk ids of a file", chunks.ids_by_file_sql(), ("/r/a.md",), BY_FILE),
         PlanCase("chunk seqs of a file", chunks.seqs_by_file_sql(), ("/r/a.md",), BY_FILE),
-        PlanCase("delete the chunks of a file", chunks.delete_by_file_sql(), ("/r/a.md",),
-                 BY_FILE),
-        PlanCase("unembedded chunks, next batch", chunks.unembedded_batch_sql(), (256,),
-                 ("USING INDEX chunks_unembedded",), ("TEMP B-TREE",)),
-        PlanCase("unembedded chunk seqs", chunks.unembedded_seqs_sql(), (),
-                 ("USING INDEX chunks_unembedded",)),
-        PlanCase("(seq, id) of every chunk", chunks.seq_ids_sql(), (),
-                 ("COVERING INDEX sqlite_autoindex_chunks_1",)),
-        PlanCase("index_state of a file", state.select_sql(), ("/r/a.md",),
-                 ("SEARCH index_state USING INDEX sqlite_autoindex_index_state_1 "
-                  "(source_file=?)",)),
+        PlanCase("delete the chunks of a file", chunks.delete_by_file_sql(), ("/r/a.md",), BY_FILE),
+        PlanCase(
+            "unembedded chunks, next batch",
+            chunks.unembedded_batch_sql(),
+            (256,),
+            ("USING INDEX chunks_unembedded",),
+            ("TEMP B-TREE",),
+        ),
+        PlanCase(
+            "unembedded chunk seqs",
+            chunks.unembedded_seqs_sql(),
+            (),
+            ("USING INDEX chunks_unembedded",),
+        ),
+        PlanCase(
+            "(seq, id) of every chunk",
+            chunks.seq_ids_sql(),
+            (),
+            ("COVERING INDEX sqlite_autoindex_chunks_1",),
+        ),
+        PlanCase(
+            "index_state of a file",
+            state.select_sql(),
+            ("/r/a.md",),
+            ("SEARCH index_state USING INDEX sqlite_autoindex_index_state_1 (source_file=?)",),
+        ),
         # substr() cannot use the index: a scan of index_state's covering index (files, not
         # chunks), once per watcher event on a path that is gone.
-        PlanCase("known files at or under a path", state.known_under_sql(),
-                 ("/r/a", len(prefix), prefix), ("index_state",), ("chunks",)),
+        PlanCase(
+            "known files at or under a path",
+            state.known_under_sql(),
+            ("/r/a", len(prefix), prefix),
+            ("index_state",),
+            ("chunks",),
+        ),
     ]
 
 
@@ -144,12 +200,28 @@ def plan_index(tmp_path: Path) -> apsw.Connection:
     with db.transaction(conn):
         for i, path in enumerate(["/r/a.md", "/r/a.md", "/r/a/b.md", "/r/c.md"]):
             embedding = bytes(16) if i % 2 else None
-            conn.execute(chunks.insert_sql(), (
-                f"{path}#{i}", path, "slack", f"coffee {i}", "{}", embedding, 0.0, "h",
-                "2026-02-01", "", "", "Ana", i))
+            conn.execute(
+                chunks.insert_sql(),
+                (
+                    f"{path}#{i}",
+                    path,
+                    "slack",
+                    f"coffee {i}",
+                    "{}",
+                    embedding,
+                    0.0,
+                    "h",
+                    "2026-02-01",
+                    "",
+                    "",
+                    "Ana",
+                    i,
+                ),
+            )
             if embedding is not None:
-                conn.execute(vec.insert_sql(VEC), (conn.last_insert_rowid(), embedding,
-                                                   "slack", 20260201))
+                conn.execute(
+                    vec.insert_sql(VEC), (conn.last_insert_rowid(), embedding, "slack", 20260201)
+                )
             conn.execute(state.upsert_sql(), (path, "slack", 1.0, 1, 0.0, None))
     return conn
 
@@ -172,8 +244,9 @@ def test_query_plans_match_the_snapshot(plan_index: apsw.Connection) -> None:
     check_snapshot("plans.txt", plans(plan_index, plan_cases()))
 
 
-def test_query_plans_do_not_depend_on_the_data(plan_index: apsw.Connection,
-                                               demo_index: Settings) -> None:
+def test_query_plans_do_not_depend_on_the_data(
+    plan_index: apsw.Connection, demo_index: Settings
+) -> None:
     """The small index stands for a real one: the demo index gives the same plans."""
     conn = db.connect(demo_index.db_path, create=False)
     table = db.active_vec_table(conn)

@@ -18,8 +18,11 @@ def test_exact_identifiers_rank_first(demo_index: Settings) -> None:
     for identifier in ("E_SCHED_TIMEOUT", "SK4411", "INV-2026-0417"):
         hits = top(demo_index, identifier)
         assert identifier in hits[0].content, (identifier, [h.title for h in hits[:3]])
-        assert identifier.lower() in " ".join(hits[0].matched_terms).replace(" ", "_").replace(
-            "_", "-").replace("-", "_") or hits[0].snippet.count("**") >= 2
+        assert (
+            identifier.lower()
+            in " ".join(hits[0].matched_terms).replace(" ", "_").replace("_", "-").replace("-", "_")
+            or hits[0].snippet.count("**") >= 2
+        )
 
 
 def test_a_paraphrase_finds_the_story_without_shared_words(demo_index: Settings) -> None:

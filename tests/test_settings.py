@@ -11,8 +11,10 @@ from engine.settings import SETTINGS, SettingsError, load_settings
 
 def test_precedence_file_then_environment_then_overrides(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    config.write_text('roots = ["/a"]\ndb = "/file.db"\n[search]\nlimit = 7\nrrf_k = 30\n'
-                      '[[routes]]\npattern = "x/*.jsonl"\nsource_type = "telegram"\n')
+    config.write_text(
+        'roots = ["/a"]\ndb = "/file.db"\n[search]\nlimit = 7\nrrf_k = 30\n'
+        '[[routes]]\npattern = "x/*.jsonl"\nsource_type = "telegram"\n'
+    )
     s = load_settings(config, env={})
     assert s.search.limit == 7 and s.search.rrf_k == 30.0
     assert s.routes[0].source_type == "telegram"

@@ -42,8 +42,12 @@ CHUNK_FILTER = chunk_filter_sql(FILTERS)[0]
 DATE_FILTER = chunk_filter_sql(Filters((), "2026-01-01", "2026-06-30", ()))[0]
 VEC_FILTER = vec_filter_sql(FILTERS)[0]
 # Arguments shown by name in the snapshot headers.
-NAMED = {VEC: "VEC", CHUNK_FILTER: "CHUNK_FILTER", DATE_FILTER: "DATE_FILTER",
-         VEC_FILTER: "VEC_FILTER"}
+NAMED = {
+    VEC: "VEC",
+    CHUNK_FILTER: "CHUNK_FILTER",
+    DATE_FILTER: "DATE_FILTER",
+    VEC_FILTER: "VEC_FILTER",
+}
 
 Builder = Callable[..., Any]
 CASES: list[tuple[Builder, tuple[Any, ...]]] = [
@@ -152,9 +156,12 @@ def test_builder_modules_are_one_per_table() -> None:
 
 
 def test_every_builder_has_a_snapshot_case() -> None:
-    public = {(m.__name__, name) for m in builder_modules()
-              for name, fn in inspect.getmembers(m, inspect.isfunction)
-              if not name.startswith("_") and fn.__module__ == m.__name__}
+    public = {
+        (m.__name__, name)
+        for m in builder_modules()
+        for name, fn in inspect.getmembers(m, inspect.isfunction)
+        if not name.startswith("_") and fn.__module__ == m.__name__
+    }
     covered = {(b.__module__, b.__name__) for b, _ in CASES}
     assert public - covered == set(), "add a case (and refresh the snapshot) for each"
     assert covered - public == set()
@@ -192,8 +199,9 @@ def test_identifier_accepts_lower_case_words(name: str) -> None:
     assert identifier(name) == name
 
 
-@pytest.mark.parametrize("name", ["", "Chunks", "chunks vec", "x;DROP TABLE chunks", "a-b",
-                                  "t\n", '"t"', "täble", "t.x"])
+@pytest.mark.parametrize(
+    "name", ["", "Chunks", "chunks vec", "x;DROP TABLE chunks", "a-b", "t\n", '"t"', "täble", "t.x"]
+)
 def test_identifier_rejects_anything_else(name: str) -> None:
     with pytest.raises(IdentifierError):
         identifier(name)
@@ -226,11 +234,27 @@ def test_values_never_reach_the_sql_text() -> None:
     assert vec_where.count("?") == len(vec_params)
 
 
-def _add_chunk(conn: apsw.Connection, source_file: str, ordinal: int,
-               embedding: bytes | None = None) -> int:
-    conn.execute(chunks.insert_sql(), (
-        f"{source_file}#{ordinal}", source_file, "notes", f"text {ordinal}", "{}", embedding,
-        0.0, "hash", "2026-01-02", "", "", "", ordinal))
+def _add_chunk(
+    conn: apsw.Connection, source_file: str, ordinal: int, embedding: bytes | None = None
+) -> int:
+    conn.execute(
+        chunks.insert_sql(),
+        (
+            f"{source_file}#{ordinal}",
+            source_file,
+            "notes",
+            f"text {ordinal}",
+            "{}",
+            embedding,
+            0.0,
+            "hash",
+            "2026-01-02",
+            "",
+            "",
+            "",
+            ordinal,
+        ),
+    )
     return int(conn.last_insert_rowid())
 
 

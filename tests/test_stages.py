@@ -61,8 +61,10 @@ def test_entity_injection_uses_the_median_and_happens_once() -> None:
 
 
 def test_mmr_caps_each_type_in_the_head() -> None:
-    cands = [Candidate(f"s{i}", 1.0 - i * 0.01, source_type="slack", source_file=f"f{i}")
-             for i in range(6)]
+    cands = [
+        Candidate(f"s{i}", 1.0 - i * 0.01, source_type="slack", source_file=f"f{i}")
+        for i in range(6)
+    ]
     cands.append(Candidate("n1", 0.5, source_type="note", source_file="n"))
     out = mmr_diversify(cands, top=5, lam=0.7, max_per_type=3)
     head_types = [c.source_type for c in out[:5]]
@@ -91,10 +93,23 @@ def test_people_match_longest_name_first_on_word_boundaries() -> None:
     assert matcher.by_name("annie") == ann_lee
 
 
-@pytest.mark.parametrize("query", [
-    'c++ AND "unbalanced', "NEAR(a b)", "foo-bar", "*", "(((", "AND OR NOT", '"', "",
-    "col:value ^start", "emoji 🎉 test", "a" * 10000, "x\x00y",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        'c++ AND "unbalanced',
+        "NEAR(a b)",
+        "foo-bar",
+        "*",
+        "(((",
+        "AND OR NOT",
+        '"',
+        "",
+        "col:value ^start",
+        "emoji 🎉 test",
+        "a" * 10000,
+        "x\x00y",
+    ],
+)
 def test_sanitiser_always_makes_a_valid_expression(query: str) -> None:
     expression = fts.match_expression(fts.query_terms(query))
     if expression is not None:

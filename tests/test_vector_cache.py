@@ -18,11 +18,21 @@ from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
 
-QUERIES = ("when is the standup", "espresso appliance at work is broken", "ferry with bikes",
-           "blood sugar after dinner", "pricing model for the contract", "invoice overdue")
-FILTERS = (Filters((), None, None, ()), Filters(("slack",), None, None, ()),
-           Filters((), "2026-05-01", None, ()), Filters(("note", "journal"), None, "2025-12-31", ()),
-           Filters(("no-such-type",), None, None, ()))
+QUERIES = (
+    "when is the standup",
+    "espresso appliance at work is broken",
+    "ferry with bikes",
+    "blood sugar after dinner",
+    "pricing model for the contract",
+    "invoice overdue",
+)
+FILTERS = (
+    Filters((), None, None, ()),
+    Filters(("slack",), None, None, ()),
+    Filters((), "2026-05-01", None, ()),
+    Filters(("note", "journal"), None, "2025-12-31", ()),
+    Filters(("no-such-type",), None, None, ()),
+)
 
 
 def test_cache_returns_the_vec0_neighbours_with_every_filter(demo_index: Settings) -> None:
@@ -45,9 +55,22 @@ def test_cache_returns_the_vec0_neighbours_with_every_filter(demo_index: Setting
 
 def slack(channel: str, texts: list[str], start: int = 0) -> str:
     import json
-    return "\n".join(json.dumps({"ts": f"{1_780_000_000 + (start + i) * 60}.000100",
-                                 "channel": channel, "user": "U1", "user_name": "Priya",
-                                 "text": t}) for i, t in enumerate(texts)) + "\n"
+
+    return (
+        "\n".join(
+            json.dumps(
+                {
+                    "ts": f"{1_780_000_000 + (start + i) * 60}.000100",
+                    "channel": channel,
+                    "user": "U1",
+                    "user_name": "Priya",
+                    "text": t,
+                }
+            )
+            for i, t in enumerate(texts)
+        )
+        + "\n"
+    )
 
 
 @pytest.fixture
@@ -56,7 +79,8 @@ def small(settings_factory: Callable[..., Settings]) -> Settings:
     root = settings.roots[0]
     (root / "data" / "slack").mkdir(parents=True)
     (root / "data" / "slack" / "eng.jsonl").write_text(
-        slack("eng", [f"the scheduler run {i} finished" for i in range(12)]))
+        slack("eng", [f"the scheduler run {i} finished" for i in range(12)])
+    )
     (root / "notes").mkdir()
     (root / "notes" / "garden.md").write_text("# Tomatoes\nPlant after the last frost.\n")
     reindex(settings=settings)
@@ -158,8 +182,9 @@ def test_person_filter_through_the_cache_matches_the_sql_path(demo_index: Settin
     writer = db.connect(demo_index.db_path)
     with db.transaction(writer):
         seq = int(first[0])
-        writer.execute("UPDATE chunks SET people = '' , content = 'moved away' WHERE seq = ?",
-                       (seq,))
+        writer.execute(
+            "UPDATE chunks SET people = '' , content = 'moved away' WHERE seq = ?", (seq,)
+        )
     writer.close()
     again = cache.people_seqs(people)
     assert again is not first and seq not in set(again.tolist())
@@ -172,8 +197,12 @@ def test_warm_path_ranks_as_the_one_shot_path(demo_index: Settings) -> None:
     plain = Searcher(demo_index, embedder=embedder, vector_cache=False)
     cached = Searcher(demo_index, embedder=embedder, vector_cache=True)
     for query in QUERIES:
-        for kwargs in ({}, {"source_types": ["slack"]}, {"people": ["Priya"]},
-                       {"since": "2026-01-01", "mode": "vector"}):
+        for kwargs in (
+            {},
+            {"source_types": ["slack"]},
+            {"people": ["Priya"]},
+            {"since": "2026-01-01", "mode": "vector"},
+        ):
             a = plain.search(query, 10, explain=True, **kwargs)  # type: ignore[arg-type]
             b = cached.search(query, 10, explain=True, **kwargs)  # type: ignore[arg-type]
             assert (a.mode, a.warnings) == (b.mode, b.warnings)
@@ -182,5 +211,7 @@ def test_warm_path_ranks_as_the_one_shot_path(demo_index: Settings) -> None:
             assert len(set(ids_a) & set(ids_b)) >= len(ids_a) - 1
     empty_a, empty_b = plain.search("   "), cached.search("   ")
     assert (empty_a.mode, [r.id for r in empty_a.results]) == (
-        empty_b.mode, [r.id for r in empty_b.results])
+        empty_b.mode,
+        [r.id for r in empty_b.results],
+    )
     plain.close(), cached.close()

@@ -43,8 +43,9 @@ def contents(settings: Settings, path: Path) -> list[str]:
     try:
         if not db.has_schema(conn):
             return []
-        rows = conn.execute("SELECT content FROM chunks WHERE source_file = ? ORDER BY ordinal",
-                            (str(path),)).fetchall()
+        rows = conn.execute(
+            "SELECT content FROM chunks WHERE source_file = ? ORDER BY ordinal", (str(path),)
+        ).fetchall()
     finally:
         conn.close()
     return [r[0] for r in rows]
@@ -85,8 +86,12 @@ class Recorder:
 
     def reindexes_of(self, path: Path) -> int:
         with self.lock:
-            return sum(1 for b in self.batches for c in b.changes
-                       if c.path == str(path) and c.action == "indexed")
+            return sum(
+                1
+                for b in self.batches
+                for c in b.changes
+                if c.path == str(path) and c.action == "indexed"
+            )
 
 
 @pytest.fixture
@@ -99,8 +104,12 @@ def watch_settings(settings_factory: Callable[..., Settings]) -> Settings:
 @pytest.fixture
 def watching(watch_settings: Settings) -> Iterator[tuple[Watcher, Recorder]]:
     recorder = Recorder()
-    watcher = Watcher(watch_settings, on_indexed=recorder.indexed, on_error=recorder.error,
-                      on_notice=recorder.notice)
+    watcher = Watcher(
+        watch_settings,
+        on_indexed=recorder.indexed,
+        on_error=recorder.error,
+        on_notice=recorder.notice,
+    )
     watcher.start()
     assert watcher.wait_idle(DEADLINE)
     yield watcher, recorder
@@ -108,7 +117,8 @@ def watching(watch_settings: Settings) -> Iterator[tuple[Watcher, Recorder]]:
 
 
 def test_create_modify_append_atomic_save_rename_delete(
-        watch_settings: Settings, watching: tuple[Watcher, Recorder]) -> None:
+    watch_settings: Settings, watching: tuple[Watcher, Recorder]
+) -> None:
     s = watch_settings
     notes = s.roots[0] / "notes"
     note = notes / "a.md"
@@ -147,7 +157,8 @@ def test_create_modify_append_atomic_save_rename_delete(
 
 
 def test_folder_rename_and_delete_follow_every_file(
-        watch_settings: Settings, watching: tuple[Watcher, Recorder]) -> None:
+    watch_settings: Settings, watching: tuple[Watcher, Recorder]
+) -> None:
     s = watch_settings
     folder = s.roots[0] / "notes" / "projects"
     folder.mkdir()
@@ -164,8 +175,7 @@ def test_folder_rename_and_delete_follow_every_file(
     assert_consistent(s.db_path)
 
 
-def test_temp_backup_and_index_files_are_ignored(
-        settings_factory: Callable[..., Settings]) -> None:
+def test_temp_backup_and_index_files_are_ignored(settings_factory: Callable[..., Settings]) -> None:
     # The index lives inside the watched root: its own writes must not trigger anything.
     probe = settings_factory(embedder__name="hashing", watch__debounce_seconds=0.2)
     root = probe.roots[0]
@@ -189,7 +199,8 @@ def test_temp_backup_and_index_files_are_ignored(
 
 
 def test_two_hundred_rapid_appends_make_a_handful_of_reindexes(
-        watch_settings: Settings, watching: tuple[Watcher, Recorder]) -> None:
+    watch_settings: Settings, watching: tuple[Watcher, Recorder]
+) -> None:
     s = watch_settings
     log = s.roots[0] / "notes" / "log.md"
     log.write_text("# Log\n\n")
@@ -203,7 +214,8 @@ def test_two_hundred_rapid_appends_make_a_handful_of_reindexes(
 
 
 def test_a_file_that_never_goes_quiet_is_still_indexed(
-        watch_settings: Settings, watching: tuple[Watcher, Recorder]) -> None:
+    watch_settings: Settings, watching: tuple[Watcher, Recorder]
+) -> None:
     s = watch_settings
     log = s.roots[0] / "notes" / "busy.md"
     log.write_text("# Busy\n\n")
@@ -229,7 +241,8 @@ def test_a_file_that_never_goes_quiet_is_still_indexed(
 
 
 def test_pause_holds_changes_and_resume_catches_up(
-        watch_settings: Settings, watching: tuple[Watcher, Recorder]) -> None:
+    watch_settings: Settings, watching: tuple[Watcher, Recorder]
+) -> None:
     s = watch_settings
     watcher, _ = watching
     watcher.pause()
@@ -242,7 +255,8 @@ def test_pause_holds_changes_and_resume_catches_up(
 
 
 def test_inotify_limit_falls_back_to_polling(
-        watch_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    watch_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     class Exhausted:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             raise OSError(errno.ENOSPC, "inotify watch limit reached")
@@ -305,15 +319,31 @@ class Lines:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_memex_watch_logs_changes_and_stops_on_signals(
-        watch_settings: Settings, signum: int) -> None:
+    watch_settings: Settings, signum: int
+) -> None:
     s = watch_settings
     config = s.db_path.parent / "watch.toml"
     config.write_text('[embedder]\nname = "hashing"\n')
     with subprocess.Popen(
-            [sys.executable, "-c", WATCH_CHILD, "watch", "--root", str(s.roots[0]), "--db",
-             str(s.db_path), "--config", str(config), "--debounce", "0.2"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            cwd=Path(__file__).parent.parent) as child:
+        [
+            sys.executable,
+            "-c",
+            WATCH_CHILD,
+            "watch",
+            "--root",
+            str(s.roots[0]),
+            "--db",
+            str(s.db_path),
+            "--config",
+            str(config),
+            "--debounce",
+            "0.2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    ) as child:
         try:
             lines = Lines(child)
             assert lines.wait("watching"), lines.lines

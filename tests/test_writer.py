@@ -26,8 +26,10 @@ SECTIONS = 12
 def write_generation(path: Path, generation: int) -> None:
     """A note whose every chunk carries the generation marker `genN`."""
     body = [f"# Generation file\n\nintro gen{generation} walrus\n"]
-    body += [f"## Part {i}\n\nsection {i} of gen{generation} walrus tusk {i * 7}\n"
-             for i in range(SECTIONS)]
+    body += [
+        f"## Part {i}\n\nsection {i} of gen{generation} walrus tusk {i * 7}\n"
+        for i in range(SECTIONS)
+    ]
     path.write_text("\n".join(body))
 
 
@@ -36,7 +38,8 @@ def generations(texts: list[str]) -> set[str]:
 
 
 def test_searches_in_threads_see_one_generation_while_the_writer_indexes(
-        settings_factory: Callable[..., Settings]) -> None:
+    settings_factory: Callable[..., Settings],
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     note = settings.roots[0] / "notes" / "gen.md"
     note.parent.mkdir()
@@ -68,8 +71,9 @@ def test_searches_in_threads_see_one_generation_while_the_writer_indexes(
         conn = db.connect(settings.db_path, create=False)
         try:
             while not stop.is_set():
-                rows = conn.execute("SELECT content FROM chunks WHERE source_file = ?",
-                                    (str(note),)).fetchall()
+                rows = conn.execute(
+                    "SELECT content FROM chunks WHERE source_file = ?", (str(note),)
+                ).fetchall()
                 gens = generations([r[0] for r in rows])
                 if len(gens) != 1 or len(rows) != SECTIONS + 1:
                     failures.append(f"half a file: {len(rows)} chunks of {sorted(gens)}")
@@ -112,7 +116,8 @@ class GatedEmbedder(HashingEmbedder):
 
 
 def test_the_writer_holds_the_lock_while_it_writes(
-        settings_factory: Callable[..., Settings]) -> None:
+    settings_factory: Callable[..., Settings],
+) -> None:
     settings = settings_factory(embedder__name="hashing")
     note = settings.roots[0] / "notes" / "a.md"
     note.parent.mkdir()

@@ -15,8 +15,7 @@ from engine.settings import Settings, SettingsError, load_settings
 
 EXIT_OK, EXIT_USAGE, EXIT_NO_INDEX, EXIT_UNUSABLE = 0, 2, 3, 4
 EXIT_INTERRUPTED = 130
-NO_ROOT = ("no data root configured: pass --root DIR, set MEMEX_ROOT or 'roots' "
-           "in the config file")
+NO_ROOT = "no data root configured: pass --root DIR, set MEMEX_ROOT or 'roots' in the config file"
 
 
 class CliError(Exception):
@@ -61,10 +60,12 @@ def require_index(settings: Settings) -> None:
 
 
 def print_stats(stats: IndexStats, out: TextIO) -> None:
-    out.write(f"indexed {stats.files} file(s): {stats.chunks} new chunk(s), "
-              f"{stats.unchanged_chunks} unchanged, {stats.deleted_chunks} deleted, "
-              f"{stats.embedded} embedded, {stats.skipped} file(s) unchanged, "
-              f"{len(stats.errors)} error(s) in {stats.seconds:.1f}s\n")
+    out.write(
+        f"indexed {stats.files} file(s): {stats.chunks} new chunk(s), "
+        f"{stats.unchanged_chunks} unchanged, {stats.deleted_chunks} deleted, "
+        f"{stats.embedded} embedded, {stats.skipped} file(s) unchanged, "
+        f"{len(stats.errors)} error(s) in {stats.seconds:.1f}s\n"
+    )
     for path, message in stats.errors[:20]:
         out.write(f"  error: {path}: {message}\n")
 

@@ -57,11 +57,22 @@ def cmd_discover(argv: Sequence[str], out: TextIO) -> int:
     args = p.parse_args(argv)
     settings = settings_from(args)
     known = db.known_files(settings.db_path) if args.changed else {}
-    found = [f for f in discover(settings)
-             if not args.changed or known.get(str(f.path)) != (f.mtime, f.size)]
+    found = [
+        f
+        for f in discover(settings)
+        if not args.changed or known.get(str(f.path)) != (f.mtime, f.size)
+    ]
     if args.json:
-        out.write(json.dumps([{"path": str(f.path), "source_type": f.source_type,
-                               "size": f.size} for f in found], indent=2) + "\n")
+        out.write(
+            json.dumps(
+                [
+                    {"path": str(f.path), "source_type": f.source_type, "size": f.size}
+                    for f in found
+                ],
+                indent=2,
+            )
+            + "\n"
+        )
     else:
         for f in found:
             out.write(f"{f.source_type:<15} {f.path}\n")
@@ -86,6 +97,8 @@ def cmd_demo(argv: Sequence[str], out: TextIO) -> int:
     finally:
         reporter.close()
     print_stats(stats, out)
-    out.write(f"demo data in {target}\nsearch it with:\n"
-              f"  memex --root {target} --db {db_file} --search \"standup time\"\n")
+    out.write(
+        f"demo data in {target}\nsearch it with:\n"
+        f'  memex --root {target} --db {db_file} --search "standup time"\n'
+    )
     return EXIT_OK

@@ -16,8 +16,9 @@ from typing import TextIO
 from engine.cli.common import EXIT_OK, EXIT_UNUSABLE, CliError, Parser
 from engine.embedders import apikeys
 
-NO_KEYRING_HINT = ("; set the OPENAI_API_KEY environment variable instead "
-                   "(Memex never writes the key to a file)")
+NO_KEYRING_HINT = (
+    "; set the OPENAI_API_KEY environment variable instead (Memex never writes the key to a file)"
+)
 
 # How the key is asked for; tests replace it. getpass reads from the terminal, not stdin.
 prompt: Callable[[str], str] = getpass.getpass
@@ -51,13 +52,19 @@ def key_status(out: TextIO) -> int:
         keyring_state = "a key is stored" if apikeys.keyring_get() else "no key stored"
     except apikeys.KeyringUnavailable as exc:
         keyring_state = f"unavailable ({exc})"
-    source = "the environment" if in_env else (
-        "the system keyring" if keyring_state == "a key is stored" else None)
+    source = (
+        "the environment"
+        if in_env
+        else ("the system keyring" if keyring_state == "a key is stored" else None)
+    )
     out.write(f"{apikeys.ENV_VAR:<15} {'set' if in_env else 'not set'}\n")
     out.write(f"{'keyring':<15} {keyring_state}\n")
-    out.write(f"Memex uses the key from {source}.\n" if source else
-              "No API key: the openai embedder works only with a local server "
-              "(base_url on localhost).\n")
+    out.write(
+        f"Memex uses the key from {source}.\n"
+        if source
+        else "No API key: the openai embedder works only with a local server "
+        "(base_url on localhost).\n"
+    )
     return EXIT_OK
 
 
@@ -73,8 +80,11 @@ def key_delete(out: TextIO) -> int:
 def cmd_key(argv: Sequence[str], out: TextIO) -> int:
     p = Parser(prog="memex key", description="Manage the OpenAI API key (system keyring).")
     p.add_argument("action", choices=("set", "status", "delete"))
-    p.add_argument("--stdin", action="store_true",
-                   help="read the key from standard input (for scripts) instead of a prompt")
+    p.add_argument(
+        "--stdin",
+        action="store_true",
+        help="read the key from standard input (for scripts) instead of a prompt",
+    )
     args = p.parse_args(argv)
     if args.action == "set":
         return key_set(args.stdin, out)

@@ -32,14 +32,17 @@ def _mb(n: int) -> str:
 
 
 def print_maintenance(m: MaintenanceReport, out: TextIO) -> None:
-    out.write(f"size       {_mb(m.size_before.total)} -> {_mb(m.size_after.total)} "
-              f"({_mb(m.bytes_reclaimed)} reclaimed)\n")
+    out.write(
+        f"size       {_mb(m.size_before.total)} -> {_mb(m.size_after.total)} "
+        f"({_mb(m.bytes_reclaimed)} reclaimed)\n"
+    )
     slots = m.dead_slots_before
-    out.write(f"vectors    {m.vectors_rebuilt} rebuilt; dead slots before {slots.dead} "
-              f"of {slots.allocated} ({slots.fraction:.0%})\n")
+    out.write(
+        f"vectors    {m.vectors_rebuilt} rebuilt; dead slots before {slots.dead} "
+        f"of {slots.allocated} ({slots.fraction:.0%})\n"
+    )
     counts = m.counts_after
-    out.write(f"rows       {counts.chunks} chunks, {counts.fts} FTS, "
-              f"{counts.vectors} vectors\n")
+    out.write(f"rows       {counts.chunks} chunks, {counts.fts} FTS, {counts.vectors} vectors\n")
     timings = ", ".join(f"{k} {v:.2f}s" for k, v in m.timings.items())
     out.write(f"timings    {timings}" + ("" if m.vacuum else " (no VACUUM)") + "\n")
 
@@ -49,16 +52,20 @@ def print_check(c: CheckReport, out: TextIO) -> None:
         out.write(f"check      ok: {c.note}\n")
         return
     counts = c.counts
-    out.write(f"check      {'ok' if c.ok else 'PROBLEMS FOUND'}: {counts.chunks} chunks, "
-              f"{counts.fts} FTS rows, {counts.embedded} embedded, "
-              f"{counts.vectors} vectors\n")
+    out.write(
+        f"check      {'ok' if c.ok else 'PROBLEMS FOUND'}: {counts.chunks} chunks, "
+        f"{counts.fts} FTS rows, {counts.embedded} embedded, "
+        f"{counts.vectors} vectors\n"
+    )
     for problem in c.problems:
         out.write(f"  problem: {problem}\n")
 
 
 def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
-    p = Parser(prog="memex maintenance",
-                description="Rebuild the vector index and VACUUM; or check / repair the index.")
+    p = Parser(
+        prog="memex maintenance",
+        description="Rebuild the vector index and VACUUM; or check / repair the index.",
+    )
     add_common(p)
     p.add_argument("--no-vacuum", action="store_true", help="rebuild vectors only")
     p.add_argument("--check", action="store_true", help="integrity and row-count checks only")
@@ -76,14 +83,17 @@ def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
     except MaintenanceBusy as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
     except apsw.Error as exc:  # disk full during VACUUM, …: each step is one transaction
-        raise CliError(f"maintenance stopped, the index is still consistent: {exc}",
-                       EXIT_UNUSABLE) from None
+        raise CliError(
+            f"maintenance stopped, the index is still consistent: {exc}", EXIT_UNUSABLE
+        ) from None
     if args.json:
         out.write(json.dumps(result.as_json(), indent=2) + "\n")
     else:
         if (r := result.repair) is not None:
-            out.write(f"repair     FTS rebuilt, {r.vectors_rebuilt} vectors rebuilt, "
-                      f"{r.orphan_chunks_dropped} orphan chunk(s) dropped\n")
+            out.write(
+                f"repair     FTS rebuilt, {r.vectors_rebuilt} vectors rebuilt, "
+                f"{r.orphan_chunks_dropped} orphan chunk(s) dropped\n"
+            )
         if result.maintenance is not None:
             print_maintenance(result.maintenance, out)
         if result.check is not None:
@@ -93,8 +103,10 @@ def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
 
 
 def cmd_backup(argv: Sequence[str], out: TextIO) -> int:
-    p = Parser(prog="memex backup",
-                description="Write a consistent copy of the index (safe while indexing).")
+    p = Parser(
+        prog="memex backup",
+        description="Write a consistent copy of the index (safe while indexing).",
+    )
     add_common(p)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")

@@ -25,9 +25,12 @@ COMMAND_NAMES = "reindex, watch, maintenance, backup, discover, status, key, dem
 
 def search_parser() -> argparse.ArgumentParser:
     """The top-level parser: `--search` and its filters, `--toggle`, `--self-test`."""
-    p = Parser(prog="memex", description="Search one person's whole digital life, offline.",
-               epilog=f"commands: {COMMAND_NAMES}. 'memex COMMAND --help' for each. "
-                      "No arguments: the desktop app.")
+    p = Parser(
+        prog="memex",
+        description="Search one person's whole digital life, offline.",
+        epilog=f"commands: {COMMAND_NAMES}. 'memex COMMAND --help' for each. "
+        "No arguments: the desktop app.",
+    )
     add_common(p)
     p.add_argument("--search", metavar="QUERY", help="search and print the results")
     p.add_argument("--limit", type=int, default=None, metavar="N")
@@ -86,9 +89,16 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     except db.IndexError_ as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
     try:
-        response = searcher.search(args.search, args.limit, args.source, since=args.since,
-                                   until=args.until, people=args.person, mode=args.mode,
-                                   explain=args.explain)
+        response = searcher.search(
+            args.search,
+            args.limit,
+            args.source,
+            since=args.since,
+            until=args.until,
+            people=args.person,
+            mode=args.mode,
+            explain=args.explain,
+        )
     except SearchError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     finally:

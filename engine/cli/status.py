@@ -31,18 +31,23 @@ def print_status(status: IndexStatus, out: TextIO) -> None:
     out.write(f"index      {status.db} ({status.size_bytes / 1e6:.1f} MB)\n")
     out.write(f"embedder   {status.embedder or 'none'}\n")
     if (r := status.reembed) is not None:
-        out.write(f"re-embed   to {r.target}: {r.done}/{r.total} chunks "
-                  "(search uses the old vectors until done; 'memex reindex' resumes)\n")
+        out.write(
+            f"re-embed   to {r.target}: {r.done}/{r.total} chunks "
+            "(search uses the old vectors until done; 'memex reindex' resumes)\n"
+        )
     out.write(f"files      {status.files} ({len(status.errors)} with errors)\n")
     out.write(f"chunks     {status.chunks} (vectors {status.counts.vectors})\n")
     for source_type, count in status.per_type.items():
         out.write(f"  {source_type:<16}{count:>8}\n")
     slots = status.vector_slots
-    out.write(f"vec slots  {slots.live} live, {slots.dead} dead of {slots.allocated} "
-              f"({slots.fraction:.0%})\n")
+    out.write(
+        f"vec slots  {slots.live} live, {slots.dead} dead of {slots.allocated} "
+        f"({slots.fraction:.0%})\n"
+    )
     if status.maintenance_suggested:
-        out.write("suggest    run 'memex maintenance' to rebuild the vector index and reclaim "
-                  "space\n")
+        out.write(
+            "suggest    run 'memex maintenance' to rebuild the vector index and reclaim space\n"
+        )
     if status.last_run:
         out.write(f"last run   {describe_run(status.last_run)}\n")
 
@@ -53,11 +58,16 @@ def describe_run(run: dict[str, Any]) -> str:
     if isinstance(when, float):
         when = datetime.fromtimestamp(when).strftime("%Y-%m-%dT%H:%M:%S")
     if run.get("kind") in ("maintenance", "check", "repair"):
-        detail = (f"{run.get('bytes_reclaimed', 0) / 1e6:.1f} MB reclaimed"
-                  if "bytes_reclaimed" in run else ("ok" if run.get("ok") else "problems found"))
+        detail = (
+            f"{run.get('bytes_reclaimed', 0) / 1e6:.1f} MB reclaimed"
+            if "bytes_reclaimed" in run
+            else ("ok" if run.get("ok") else "problems found")
+        )
     else:
-        detail = (f"{run.get('files')} file(s), {run.get('chunks_new', run.get('chunks'))} new "
-                  f"chunk(s), {run.get('error_count', run.get('errors'))} error(s)")
+        detail = (
+            f"{run.get('files')} file(s), {run.get('chunks_new', run.get('chunks'))} new "
+            f"chunk(s), {run.get('error_count', run.get('errors'))} error(s)"
+        )
     # A repair's record keeps its duration inside "repair".
     seconds = run.get("seconds", (run.get("repair") or {}).get("seconds"))
     took = "" if seconds is None else f", {seconds}s"

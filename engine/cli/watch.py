@@ -36,9 +36,11 @@ class WatchLog:
             self.line(describe(change))
         s = batch.stats
         if batch.kind != "paths" and (s.files or s.deleted_files or s.errors):
-            self.line(f"{batch.kind}: {s.files} file(s) reindexed, {s.chunks} new chunk(s), "
-                      f"{s.deleted_chunks} deleted, {s.deleted_files} file(s) gone, "
-                      f"{len(s.errors)} error(s) in {s.seconds:.1f}s")
+            self.line(
+                f"{batch.kind}: {s.files} file(s) reindexed, {s.chunks} new chunk(s), "
+                f"{s.deleted_chunks} deleted, {s.deleted_files} file(s) gone, "
+                f"{len(s.errors)} error(s) in {s.seconds:.1f}s"
+            )
 
     def error(self, path: str, message: str) -> None:
         self.line(f"error    {path}: {message}")
@@ -50,8 +52,10 @@ class WatchLog:
 def describe(change: FileOutcome) -> str:
     if change.action is Action.INDEXED:
         problems = f"; {change.message}" if change.message else ""
-        return (f"indexed  {change.path} (+{change.new_chunks} new, -{change.deleted_chunks} "
-                f"deleted, {change.unchanged_chunks} unchanged){problems}")
+        return (
+            f"indexed  {change.path} (+{change.new_chunks} new, -{change.deleted_chunks} "
+            f"deleted, {change.unchanged_chunks} unchanged){problems}"
+        )
     if change.action is Action.DELETED:
         return f"deleted  {change.path} (-{change.deleted_chunks} chunks)"
     return f"error    {change.path}: {change.message}"
@@ -87,8 +91,7 @@ def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
     if not settings.roots:
         raise CliError(NO_ROOT)
     log = WatchLog(out)
-    watcher = Watcher(settings, on_indexed=log.indexed, on_error=log.error,
-                      on_notice=log.notice)
+    watcher = Watcher(settings, on_indexed=log.indexed, on_error=log.error, on_notice=log.notice)
     stop = threading.Event()
     previous = _install_stop_handlers(stop)
     try:
@@ -97,8 +100,10 @@ def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
         while not stop.wait(0.1) and not catch_up.done():
             pass
         if not stop.is_set():
-            log.line(f"watching with {'polling' if watcher.polling else 'native events'}, "
-                     f"debounce {settings['watch.debounce_seconds']}s; Ctrl+C to stop")
+            log.line(
+                f"watching with {'polling' if watcher.polling else 'native events'}, "
+                f"debounce {settings['watch.debounce_seconds']}s; Ctrl+C to stop"
+            )
         while not stop.wait(0.5):
             pass
         log.line("stopping")

@@ -41,7 +41,8 @@ def _keyring() -> Any:
         from keyring.backends import fail
     except ImportError:
         raise KeyringUnavailable(
-            "the keyring package is not installed (pip install 'memex[openai]')") from None
+            "the keyring package is not installed (pip install 'memex[openai]')"
+        ) from None
     if isinstance(keyring.get_keyring(), fail.Keyring):
         raise KeyringUnavailable("no system keyring is available on this machine")
     return keyring
@@ -66,8 +67,9 @@ def keyring_set(value: str) -> None:
     try:
         module.set_password(KEYRING_SERVICE, KEYRING_USER, value)
     except KeyringError as exc:
-        raise KeyringUnavailable(f"the system keyring refused the key ({type(exc).__name__})"
-                                 ) from None
+        raise KeyringUnavailable(
+            f"the system keyring refused the key ({type(exc).__name__})"
+        ) from None
 
 
 def keyring_delete() -> bool:

@@ -73,7 +73,8 @@ class LocalEmbedder:
         # 16.6/31.4 ms spinning, 13.2/16.1 ms not; docs/benchmarks.md).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
-            str(model), sess_options=options, providers=["CPUExecutionProvider"])
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._batch_size = batch_size
         self._lock = threading.Lock()
@@ -90,7 +91,7 @@ class LocalEmbedder:
         encodings = self._tokenizer.encode_batch([t or " " for t in texts])
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), self._batch_size):
-            batch = order[start:start + self._batch_size]
+            batch = order[start : start + self._batch_size]
             out[batch] = self._run([encodings[i] for i in batch])
         return out
 
@@ -118,5 +119,6 @@ class LocalEmbedder:
 @register("local")
 def _create(settings: Settings) -> LocalEmbedder:
     # Each call loads a session (~0.2 s): engines share one through their EmbedderPool.
-    return LocalEmbedder(max_tokens=settings.embedder.max_tokens,
-                         batch_size=settings.embedder.batch_size)
+    return LocalEmbedder(
+        max_tokens=settings.embedder.max_tokens, batch_size=settings.embedder.batch_size
+    )

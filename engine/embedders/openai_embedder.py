@@ -55,8 +55,9 @@ def plan_batches(sizes: Sequence[int], limits: Limits) -> Iterator[range]:
     """Consecutive index ranges that respect the input-count and token budgets."""
     start, used = 0, 0
     for i, size in enumerate(sizes):
-        if i > start and (i - start >= limits.max_inputs
-                          or used + size > limits.max_request_tokens):
+        if i > start and (
+            i - start >= limits.max_inputs or used + size > limits.max_request_tokens
+        ):
             yield range(start, i)
             start, used = i, 0
         used += size
@@ -91,15 +92,24 @@ class OpenAIEmbedder:
 
     name = "openai"
 
-    def __init__(self, model: str, *, base_url: str = OPENAI_URL, api_key: str | None = None,
-                 dimensions: int | None = None, timeout: float = 30.0, max_retries: int = 5,
-                 limits: Limits | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = OPENAI_URL,
+        api_key: str | None = None,
+        dimensions: int | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        limits: Limits | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         try:
             import openai
         except ImportError:
-            raise EmbedderError("the openai package is not installed "
-                                "(pip install 'memex[openai]')") from None
+            raise EmbedderError(
+                "the openai package is not installed (pip install 'memex[openai]')"
+            ) from None
         self._openai = openai
         self.model_id = model
         self.base_url = base_url
@@ -111,8 +121,12 @@ class OpenAIEmbedder:
         self._timeout = timeout
         self._sleep = sleep
         self._encoding = "base64" if base_url.rstrip("/") == OPENAI_URL else "float"
-        self._client = openai.OpenAI(api_key=api_key or LOCAL_PLACEHOLDER_KEY, base_url=base_url,
-                                     timeout=timeout, max_retries=0)
+        self._client = openai.OpenAI(
+            api_key=api_key or LOCAL_PLACEHOLDER_KEY,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=0,
+        )
         self.config: dict[str, Any] = {"embedder.model": model, "embedder.base_url": base_url}
         if dimensions is not None:
             self.config["embedder.dimensions"] = dimensions
@@ -132,7 +146,7 @@ class OpenAIEmbedder:
         inputs = [truncate_utf8(texts[i], limit) for i in keep]
         parts: list[Vectors] = []
         for batch in plan_batches([len(t.encode("utf-8")) for t in inputs], self._limits):
-            parts.append(self._embed_batch(inputs[batch.start:batch.stop]))
+            parts.append(self._embed_batch(inputs[batch.start : batch.stop]))
         out = np.zeros((len(texts), self.dim if texts else (self._dim or 0)), dtype=np.float32)
         if parts:
             out[keep] = np.concatenate(parts)
@@ -155,8 +169,9 @@ class OpenAIEmbedder:
         if self._dim is None:
             self._dim = int(vectors.shape[1])
         if vectors.shape[1] != self._dim:
-            raise EmbedderError(f"the server returned {vectors.shape[1]}-d vectors, "
-                                f"expected {self._dim}-d")
+            raise EmbedderError(
+                f"the server returned {vectors.shape[1]}-d vectors, expected {self._dim}-d"
+            )
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         unit: Vectors = (vectors / norms).astype(np.float32)
@@ -185,8 +200,10 @@ class OpenAIEmbedder:
                 break
             wait = delay if delay is not None else _backoff(attempt)
             if waited + wait > self._limits.max_wait:
-                raise EmbedderError(f"{last}; the server asks to wait {wait:.0f} s, giving up "
-                                    "for now (the rest is embedded on the next reindex)")
+                raise EmbedderError(
+                    f"{last}; the server asks to wait {wait:.0f} s, giving up "
+                    "for now (the rest is embedded on the next reindex)"
+                )
             waited += wait
             self._sleep(wait)
         raise EmbedderError(f"{last} (after {retries + 1} attempts)")
@@ -194,7 +211,7 @@ class OpenAIEmbedder:
 
 def _backoff(attempt: int) -> float:
     """Exponential backoff, 0.5 s doubling to at most 8 s, with up to 25 % jitter."""
-    return min(0.5 * 2.0 ** attempt, 8.0) * (1 - 0.25 * random.random())
+    return min(0.5 * 2.0**attempt, 8.0) * (1 - 0.25 * random.random())
 
 
 def _describe(exc: Exception) -> str:
@@ -214,8 +231,11 @@ def _create(settings: Settings) -> OpenAIEmbedder:
     key = get_api_key()
     if key is None and not is_local_url(base_url):
         raise EmbedderError("no OpenAI API key: set OPENAI_API_KEY or run 'memex key set'")
-    return OpenAIEmbedder(settings.embedder.model, base_url=base_url,
-                          api_key=None if key is None else key.value,
-                          dimensions=settings.embedder.dimensions,
-                          timeout=settings.embedder.timeout_seconds,
-                          max_retries=settings.embedder.max_retries)
+    return OpenAIEmbedder(
+        settings.embedder.model,
+        base_url=base_url,
+        api_key=None if key is None else key.value,
+        dimensions=settings.embedder.dimensions,
+        timeout=settings.embedder.timeout_seconds,
+        max_retries=settings.embedder.max_retries,
+    )

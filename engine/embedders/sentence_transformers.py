@@ -45,25 +45,35 @@ class SentenceTransformerEmbedder:
 
     name = "sentence-transformers"
 
-    def __init__(self, path: Path, *, model_id: str, max_tokens: int = 256,
-                 batch_size: int = 32, device: str | None = None,
-                 configured_path: str = "") -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        model_id: str,
+        max_tokens: int = 256,
+        batch_size: int = 32,
+        device: str | None = None,
+        configured_path: str = "",
+    ) -> None:
         if not (path / "modules.json").exists() and not (path / "config.json").exists():
             raise EmbedderError(f"{path} is not a SentenceTransformer model folder")
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
-            raise EmbedderError("sentence-transformers is not installed: install torch, then "
-                                "pip install 'memex[torch]' (see docs/embedders.md)") from None
+            raise EmbedderError(
+                "sentence-transformers is not installed: install torch, then "
+                "pip install 'memex[torch]' (see docs/embedders.md)"
+            ) from None
         _quiet_transformers()
         try:
-            self._model: Any = SentenceTransformer(str(path), device=device,
-                                                   local_files_only=True)
+            self._model: Any = SentenceTransformer(str(path), device=device, local_files_only=True)
         except (OSError, ValueError) as exc:
             raise EmbedderError(f"cannot load the model in {path}: {exc}") from None
         self._model.max_seq_length = min(max_tokens, self._model.max_seq_length or max_tokens)
-        getter = (getattr(self._model, "get_embedding_dimension", None)  # v6 name
-                  or self._model.get_sentence_embedding_dimension)
+        getter = (
+            getattr(self._model, "get_embedding_dimension", None)  # v6 name
+            or self._model.get_sentence_embedding_dimension
+        )
         dim = getter()
         if not dim:
             raise EmbedderError(f"the model in {path} does not say its dimension")
@@ -85,9 +95,13 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         with self._lock:
-            out = self._model.encode([t or " " for t in texts], batch_size=self._batch_size,
-                                     convert_to_numpy=True, normalize_embeddings=True,
-                                     show_progress_bar=False)
+            out = self._model.encode(
+                [t or " " for t in texts],
+                batch_size=self._batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
         return normalise(np.asarray(out, dtype=np.float32))
 
     def embed_query(self, text: str) -> Vectors:
@@ -110,5 +124,9 @@ def _create(settings: Settings) -> SentenceTransformerEmbedder:
     configured = settings.embedder.model_path
     path = Path(configured).expanduser() if configured else default_model_path()
     return SentenceTransformerEmbedder(
-        path, model_id=model_id_for(path, not configured), max_tokens=settings.embedder.max_tokens,
-        batch_size=settings.embedder.batch_size, configured_path=configured)
+        path,
+        model_id=model_id_for(path, not configured),
+        max_tokens=settings.embedder.max_tokens,
+        batch_size=settings.embedder.batch_size,
+        configured_path=configured,
+    )

@@ -44,8 +44,9 @@ def register(*source_types: str) -> Callable[[Extractor], Extractor]:
     return add
 
 
-def register_each(source_types: Iterable[str],
-                  extract: Callable[[str, bytes, PurePath], Extraction]) -> None:
+def register_each(
+    source_types: Iterable[str], extract: Callable[[str, bytes, PurePath], Extraction]
+) -> None:
     """Register one extractor per source type: `extract` with that source type as first argument.
 
     For a family of types read by one function (records, structured), so that each type

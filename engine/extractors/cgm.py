@@ -27,8 +27,14 @@ from engine.records import Draft
 MMOL_TO_MGDL = 18.016
 RANGE_LOW, RANGE_HIGH = 70.0, 180.0
 SENSOR_LOW, SENSOR_HIGH = 39.0, 401.0
-LIBRE_FORMATS = ("%m-%d-%Y %I:%M %p", "%m-%d-%Y %H:%M", "%m/%d/%Y %I:%M %p", "%m/%d/%Y %H:%M",
-                 "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S")
+LIBRE_FORMATS = (
+    "%m-%d-%Y %I:%M %p",
+    "%m-%d-%Y %H:%M",
+    "%m/%d/%Y %I:%M %p",
+    "%m/%d/%Y %H:%M",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%d %H:%M:%S",
+)
 
 
 @dataclass(frozen=True)
@@ -55,9 +61,14 @@ def find_layout(rows: list[list[str]]) -> Layout:
     for index, row in enumerate(rows[:30]):
         names = [cell.strip() for cell in row]
         lower = [n.lower() for n in names]
-        time = next((i for i, n in enumerate(lower) if n.startswith(("timestamp", "device timestamp"))), None)
-        glucose = next((i for i, n in enumerate(lower)
-                        if n.startswith(("glucose value", "historic glucose"))), None)
+        time = next(
+            (i for i, n in enumerate(lower) if n.startswith(("timestamp", "device timestamp"))),
+            None,
+        )
+        glucose = next(
+            (i for i, n in enumerate(lower) if n.startswith(("glucose value", "historic glucose"))),
+            None,
+        )
         if time is None or glucose is None:
             continue
         vendor = "LibreView" if lower[time].startswith("device") else "Dexcom"
@@ -81,12 +92,13 @@ def _glucose(text: str, mmol: bool) -> float | None:
 
 def _libre_formats(rows: list[list[str]], layout: Layout) -> tuple[str, ...]:
     """Day-first when any leading date field exceeds 12, else the US month-first order."""
-    for row in rows[layout.header_row + 1:]:
+    for row in rows[layout.header_row + 1 :]:
         stamp = row[layout.time].strip() if len(row) > layout.time else ""
         head = stamp.replace("/", "-").replace(".", "-").split("-")[0]
         if head.isdigit() and len(head) <= 2 and int(head) > 12:
-            return tuple(f.replace("%m", "%@").replace("%d", "%m").replace("%@", "%d")
-                         for f in LIBRE_FORMATS) + ("%d.%m.%Y %H:%M",)
+            return tuple(
+                f.replace("%m", "%@").replace("%d", "%m").replace("%@", "%d") for f in LIBRE_FORMATS
+            ) + ("%d.%m.%Y %H:%M",)
     return LIBRE_FORMATS
 
 
@@ -110,7 +122,9 @@ def readings(rows: list[list[str]], layout: Layout, result: Extraction) -> list[
     scans: list[Reading] = []
     for index in range(layout.header_row + 1, len(rows)):
         row = rows[index]
-        kind = row[layout.kind].strip() if layout.kind is not None and len(row) > layout.kind else ""
+        kind = (
+            row[layout.kind].strip() if layout.kind is not None and len(row) > layout.kind else ""
+        )
         if layout.vendor == "Dexcom" and kind and kind.upper() != "EGV":
             continue  # alerts, calibrations, insulin, patient info rows
         column = layout.scan if layout.vendor == "LibreView" and kind == "1" else layout.glucose
@@ -134,15 +148,26 @@ def day_draft(day: str, values: list[Reading], vendor: str) -> Draft:
     in_range = sum(RANGE_LOW <= v <= RANGE_HIGH for v in mgdl) / len(mgdl)
     low = sum(v < RANGE_LOW for v in mgdl) / len(mgdl)
     high = sum(v > RANGE_HIGH for v in mgdl) / len(mgdl)
-    content = (f"CGM glucose summary for {day} ({vendor}): mean glucose {mean:.0f} mg/dL "
-               f"({mean / MMOL_TO_MGDL:.1f} mmol/L); time in range 70–180 mg/dL {in_range:.0%} "
-               f"(below {low:.0%}, above {high:.0%}); min {min(mgdl):.0f} mg/dL, "
-               f"max {max(mgdl):.0f} mg/dL; {len(mgdl)} reading{'s' if len(mgdl) != 1 else ''}.")
-    return Draft(content=content, title=f"Glucose · {day}", content_date=day,
-                 location=f"line:{values[0].line}",
-                 metadata={"mean_mgdl": round(mean, 1), "time_in_range": round(in_range, 3),
-                           "min_mgdl": min(mgdl), "max_mgdl": max(mgdl), "readings": len(mgdl),
-                           "vendor": vendor})
+    content = (
+        f"CGM glucose summary for {day} ({vendor}): mean glucose {mean:.0f} mg/dL "
+        f"({mean / MMOL_TO_MGDL:.1f} mmol/L); time in range 70–180 mg/dL {in_range:.0%} "
+        f"(below {low:.0%}, above {high:.0%}); min {min(mgdl):.0f} mg/dL, "
+        f"max {max(mgdl):.0f} mg/dL; {len(mgdl)} reading{'s' if len(mgdl) != 1 else ''}."
+    )
+    return Draft(
+        content=content,
+        title=f"Glucose · {day}",
+        content_date=day,
+        location=f"line:{values[0].line}",
+        metadata={
+            "mean_mgdl": round(mean, 1),
+            "time_in_range": round(in_range, 3),
+            "min_mgdl": min(mgdl),
+            "max_mgdl": max(mgdl),
+            "readings": len(mgdl),
+            "vendor": vendor,
+        },
+    )
 
 
 @register("cgm")

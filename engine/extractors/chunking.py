@@ -177,8 +177,9 @@ def jsonl_records(text: str, result: Extraction) -> Iterator[tuple[int, dict[str
         yield number, record
 
 
-def jsonl_drafts(data: bytes, draft_for: Callable[[int, dict[str, Any]], Draft | None],
-                 undrafted: str) -> Extraction:
+def jsonl_drafts(
+    data: bytes, draft_for: Callable[[int, dict[str, Any]], Draft | None], undrafted: str
+) -> Extraction:
     """One draft per JSONL record; a record that makes none is the problem `line N: undrafted`."""
     result = Extraction()
     for number, record in jsonl_records(decode(data), result):
@@ -232,8 +233,9 @@ def numbered_messages(
 
 def _boundary_after(message: Message) -> bool:
     """Content-defined cut: depends on the message alone, so inserts and appends stay local."""
-    digest = hashlib.blake2b(f"{message.when}|{message.sender}|{message.text}".encode(),
-                             digest_size=4).digest()
+    digest = hashlib.blake2b(
+        f"{message.when}|{message.sender}|{message.text}".encode(), digest_size=4
+    ).digest()
     return int.from_bytes(digest, "little") % WINDOW_TARGET == 0
 
 
@@ -247,8 +249,10 @@ def message_windows(messages: Sequence[Message]) -> Iterator[list[Message]]:
     """
     window: list[Message] = []
     for message in messages:
-        if window and (message.conversation != window[-1].conversation
-                       or message.epoch - window[-1].epoch > WINDOW_GAP_SECONDS):
+        if window and (
+            message.conversation != window[-1].conversation
+            or message.epoch - window[-1].epoch > WINDOW_GAP_SECONDS
+        ):
             yield window
             window = []
         window.append(message)
@@ -267,11 +271,17 @@ def window_draft(window: Sequence[Message], source_label: str, prefix: str = "#"
     people = tuple(dict.fromkeys(m.sender for m in window if m.sender))
     return Draft(
         content="\n".join(lines),
-        title=f"{prefix}{first.conversation} · {day}" if first.conversation else f"{source_label} · {day}",
+        title=f"{prefix}{first.conversation} · {day}"
+        if first.conversation
+        else f"{source_label} · {day}",
         content_date=first.when,
         location=first.location,
-        metadata={"conversation": first.conversation, "messages": len(window),
-                  "first": first.when, "last": window[-1].when},
+        metadata={
+            "conversation": first.conversation,
+            "messages": len(window),
+            "first": first.when,
+            "last": window[-1].when,
+        },
         people=people,
     )
 

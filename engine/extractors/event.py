@@ -32,9 +32,14 @@ def event_draft(number: int, record: dict[str, Any]) -> Draft | None:
         lines.append("With: " + ", ".join(people))
     if description:
         lines += ["", description]
-    return Draft(content="\n".join(lines), title=title or description[:60], content_date=date,
-                 location=f"line:{number}", people=tuple(people),
-                 metadata={"place": record.get("location"), "people": people})
+    return Draft(
+        content="\n".join(lines),
+        title=title or description[:60],
+        content_date=date,
+        location=f"line:{number}",
+        people=tuple(people),
+        metadata={"place": record.get("location"), "people": people},
+    )
 
 
 @register("event")

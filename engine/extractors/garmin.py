@@ -27,11 +27,27 @@ from engine.records import Draft
 
 Fields = dict[str, float]
 NUMERIC_FIELDS = (
-    "totalSteps", "dailyStepGoal", "totalDistanceMeters", "restingHeartRate", "minHeartRate",
-    "maxHeartRate", "sleepTimeSeconds", "sleepingSeconds", "deepSleepSeconds", "remSleepSeconds",
-    "averageStressLevel", "maxStressLevel", "bodyBatteryHighestValue", "bodyBatteryLowestValue",
-    "totalKilocalories", "activeKilocalories", "moderateIntensityMinutes",
-    "vigorousIntensityMinutes", "floorsAscended", "averageSpo2", "avgWakingRespirationValue",
+    "totalSteps",
+    "dailyStepGoal",
+    "totalDistanceMeters",
+    "restingHeartRate",
+    "minHeartRate",
+    "maxHeartRate",
+    "sleepTimeSeconds",
+    "sleepingSeconds",
+    "deepSleepSeconds",
+    "remSleepSeconds",
+    "averageStressLevel",
+    "maxStressLevel",
+    "bodyBatteryHighestValue",
+    "bodyBatteryLowestValue",
+    "totalKilocalories",
+    "activeKilocalories",
+    "moderateIntensityMinutes",
+    "vigorousIntensityMinutes",
+    "floorsAscended",
+    "averageSpo2",
+    "avgWakingRespirationValue",
 )
 
 
@@ -64,8 +80,11 @@ def _distance(f: Fields) -> str | None:
 def _heart(f: Fields) -> str | None:
     if "restingHeartRate" not in f:
         return None
-    span = (f", range {f['minHeartRate']:.0f}–{f['maxHeartRate']:.0f} bpm"
-            if "minHeartRate" in f and "maxHeartRate" in f else "")
+    span = (
+        f", range {f['minHeartRate']:.0f}–{f['maxHeartRate']:.0f} bpm"
+        if "minHeartRate" in f and "maxHeartRate" in f
+        else ""
+    )
     return f"resting heart rate {f['restingHeartRate']:.0f} bpm{span}"
 
 
@@ -73,8 +92,11 @@ def _sleep(f: Fields) -> str | None:
     seconds = f.get("sleepTimeSeconds", f.get("sleepingSeconds"))
     if seconds is None:
         return None
-    stages = [f"{_hours(f[key])} {name}" for key, name in
-              (("deepSleepSeconds", "deep"), ("remSleepSeconds", "REM")) if key in f]
+    stages = [
+        f"{_hours(f[key])} {name}"
+        for key, name in (("deepSleepSeconds", "deep"), ("remSleepSeconds", "REM"))
+        if key in f
+    ]
     return f"slept {_hours(seconds)}" + (f" ({', '.join(stages)})" if stages else "")
 
 
@@ -91,8 +113,10 @@ def _intensity(f: Fields) -> str | None:
         return None
     moderate, vigorous = moderate or 0, vigorous or 0
     # Garmin counts a vigorous minute twice towards the weekly intensity goal.
-    return (f"{moderate + 2 * vigorous:.0f} intensity minutes "
-            f"({moderate:.0f} moderate, {vigorous:.0f} vigorous)")
+    return (
+        f"{moderate + 2 * vigorous:.0f} intensity minutes "
+        f"({moderate:.0f} moderate, {vigorous:.0f} vigorous)"
+    )
 
 
 PHRASES: tuple[Callable[[Fields], str | None], ...] = (
@@ -134,8 +158,9 @@ def summary_sentence(day: str, fields: Fields) -> str:
     return f"Garmin daily summary for {weekday} {day[:10]}: " + "; ".join(phrases) + "."
 
 
-def _day_draft(summary: dict[str, Any], path: PurePath, line: int,
-               problems: list[str]) -> Draft | None:
+def _day_draft(
+    summary: dict[str, Any], path: PurePath, line: int, problems: list[str]
+) -> Draft | None:
     day = parse_date(summary.get("calendarDate")) or date_from_name(path.name)
     if day is None:
         problems.append("a day without calendarDate in a file without a date in its name")
@@ -144,8 +169,13 @@ def _day_draft(summary: dict[str, Any], path: PurePath, line: int,
     if not fields:
         problems.append(f"{day[:10]}: no known Garmin fields")
         return None
-    return Draft(content=summary_sentence(day, fields), title=f"Garmin · {day[:10]}",
-                 content_date=day[:10], location=f"line:{line}", metadata=fields)
+    return Draft(
+        content=summary_sentence(day, fields),
+        title=f"Garmin · {day[:10]}",
+        content_date=day[:10],
+        location=f"line:{line}",
+        metadata=fields,
+    )
 
 
 @register("garmin")

@@ -23,7 +23,9 @@ from engine.records import Draft
 BLOCK_TAGS = ["p", "div", "li", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "hr"]
 BODY_MAX_CHARS = 20_000  # a pasted log in a mail should not become a megabyte chunk
 _MBOX_FROM = re.compile(rb"^From [^\n]*\n", re.MULTILINE)
-_ATTRIBUTION = re.compile(r"^(On .{4,200}wrote:|Am .{4,200}schrieb .{1,80}:|Le .{4,200}a écrit\s?:)$")
+_ATTRIBUTION = re.compile(
+    r"^(On .{4,200}wrote:|Am .{4,200}schrieb .{1,80}:|Le .{4,200}a écrit\s?:)$"
+)
 _SEPARATOR = re.compile(r"^(-{2,}\s*Original Message\s*-{2,}|_{10,})$", re.IGNORECASE)
 _SIGNATURE_CUES = ("Sent from my ", "Get Outlook for ")
 
@@ -110,11 +112,19 @@ def message_draft(message: EmailMessage, location: str, problems: list[str]) -> 
     lines = [f"Subject: {subject or '(no subject)'}", f"From: {sender}", f"To: {to}"]
     if attachments:
         lines.append("Attachments: " + ", ".join(attachments))
-    return Draft(content="\n".join([*lines, "", body]).strip(), title=subject or "(no subject)",
-                 content_date=_date(message), location=location,
-                 people=tuple(dict.fromkeys(n for n, _ in senders + receivers if n)),
-                 metadata={"from": sender, "to": to, "attachments": attachments,
-                           "message_id": str(message.get("Message-ID") or "")})
+    return Draft(
+        content="\n".join([*lines, "", body]).strip(),
+        title=subject or "(no subject)",
+        content_date=_date(message),
+        location=location,
+        people=tuple(dict.fromkeys(n for n, _ in senders + receivers if n)),
+        metadata={
+            "from": sender,
+            "to": to,
+            "attachments": attachments,
+            "message_id": str(message.get("Message-ID") or ""),
+        },
+    )
 
 
 def _parse(raw: bytes) -> EmailMessage:
@@ -161,12 +171,17 @@ def _catalog_draft(number: int, record: dict[str, Any]) -> Draft | None:
     to_text = ", ".join(str(t) for t in to) if isinstance(to, list) else str(to or "")
     sender = str(record.get("from") or "")
     named = _addresses(sender) + _addresses(to_text)
-    content = "\n".join([f"Subject: {subject or '(no subject)'}", f"From: {sender}",
-                         f"To: {to_text}", "", summary]).strip()
-    return Draft(content=content, title=subject or "(no subject)",
-                 content_date=parse_date(record.get("date")), location=f"line:{number}",
-                 people=tuple(dict.fromkeys(n for n, _ in named if n)),
-                 metadata={"from": sender, "to": to_text, "attachments": []})
+    content = "\n".join(
+        [f"Subject: {subject or '(no subject)'}", f"From: {sender}", f"To: {to_text}", "", summary]
+    ).strip()
+    return Draft(
+        content=content,
+        title=subject or "(no subject)",
+        content_date=parse_date(record.get("date")),
+        location=f"line:{number}",
+        people=tuple(dict.fromkeys(n for n, _ in named if n)),
+        metadata={"from": sender, "to": to_text, "attachments": []},
+    )
 
 
 @register("email_catalog")

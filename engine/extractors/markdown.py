@@ -35,7 +35,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
                 return {}, text, 1
             if not isinstance(data, dict):
                 return {}, text, 1
-            return data, "\n".join(lines[end + 1:]), end + 2
+            return data, "\n".join(lines[end + 1 :]), end + 2
     return {}, text, 1
 
 
@@ -127,20 +127,30 @@ def markdown_drafts(text: str, path: PurePath, label: str = "Note") -> Extractio
         crumb = " > ".join(section.breadcrumb)
         for part in _split_long(body_text, SECTION_MAX_CHARS):
             lines = header_lines + ([f"Section: {crumb}"] if crumb else []) + ["", part]
-            result.drafts.append(Draft(
-                content="\n".join(lines),
-                title=f"{title} › {crumb}" if crumb else title,
-                content_date=date,
-                location=f"line:{section.start_line}" + (f"#{section.anchor}" if section.anchor else ""),
-                metadata={"breadcrumb": section.breadcrumb, "tags": tags, "aliases": aliases},
-            ))
+            result.drafts.append(
+                Draft(
+                    content="\n".join(lines),
+                    title=f"{title} › {crumb}" if crumb else title,
+                    content_date=date,
+                    location=f"line:{section.start_line}"
+                    + (f"#{section.anchor}" if section.anchor else ""),
+                    metadata={"breadcrumb": section.breadcrumb, "tags": tags, "aliases": aliases},
+                )
+            )
     return result
 
 
 # The label starts every chunk ("Journal: 2024-03-11"), so a hit says what it is from.
-LABELS = {"note": "Note", "journal": "Journal", "scratch": "Scratch", "transcript": "Transcript",
-          "board_summary": "Board summary", "rwgps_memory": "Ride", "entity_file": "Entity",
-          "codebase_doc": "Code doc"}
+LABELS = {
+    "note": "Note",
+    "journal": "Journal",
+    "scratch": "Scratch",
+    "transcript": "Transcript",
+    "board_summary": "Board summary",
+    "rwgps_memory": "Ride",
+    "entity_file": "Entity",
+    "codebase_doc": "Code doc",
+}
 
 
 def _labelled(label: str) -> Callable[[bytes, PurePath], Extraction]:

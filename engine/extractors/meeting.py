@@ -11,7 +11,9 @@ from engine.extractors.chunking import SEGMENT_CHARS, date_from_name, decode, pa
 from engine.extractors.markdown import note_title, split_front_matter
 from engine.records import Draft
 
-_TURN = re.compile(r"^\s*(?:\*\*(?P<b>[^*:]{1,60}):?\*\*:?|(?P<p>[A-Z][\w .'\-]{0,40}):)\s*(?P<text>.*)$")
+_TURN = re.compile(
+    r"^\s*(?:\*\*(?P<b>[^*:]{1,60}):?\*\*:?|(?P<p>[A-Z][\w .'\-]{0,40}):)\s*(?P<text>.*)$"
+)
 
 
 @dataclass
@@ -40,8 +42,9 @@ def parse_turns(body: str, first_line: int) -> list[Turn]:
     return [t for t in turns if t.text]
 
 
-def segment_drafts(turns: list[Turn], title: str, date: str | None,
-                   attendees: list[str]) -> list[Draft]:
+def segment_drafts(
+    turns: list[Turn], title: str, date: str | None, attendees: list[str]
+) -> list[Draft]:
     """Consecutive turns grouped into ~SEGMENT_CHARS segments, speaker names kept."""
     drafts: list[Draft] = []
     group: list[Turn] = []
@@ -52,14 +55,16 @@ def segment_drafts(turns: list[Turn], title: str, date: str | None,
             return
         text = "\n".join(f"{t.speaker}: {t.text}" if t.speaker else t.text for t in group)
         first = group[0]
-        drafts.append(Draft(
-            content=f"Meeting: {title}\n{text}",
-            title=title,
-            content_date=date,
-            location=first.when or f"line:{first.line}",
-            metadata={"attendees": attendees, "turns": len(group)},
-            people=tuple(dict.fromkeys(t.speaker for t in group if t.speaker)),
-        ))
+        drafts.append(
+            Draft(
+                content=f"Meeting: {title}\n{text}",
+                title=title,
+                content_date=date,
+                location=first.when or f"line:{first.line}",
+                metadata={"attendees": attendees, "turns": len(group)},
+                people=tuple(dict.fromkeys(t.speaker for t in group if t.speaker)),
+            )
+        )
 
     for turn in turns:
         if group and size + len(turn.text) > SEGMENT_CHARS:

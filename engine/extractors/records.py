@@ -34,8 +34,9 @@ def record_draft(record: dict[str, Any], number: int, label: str) -> Draft | Non
 
 def extract_records(source_type: str, data: bytes, path: PurePath) -> Extraction:
     label = LABELS[source_type]
-    return jsonl_drafts(data, lambda number, record: record_draft(record, number, label),
-                        "record without text")
+    return jsonl_drafts(
+        data, lambda number, record: record_draft(record, number, label), "record without text"
+    )
 
 
 register_each(LABELS, extract_records)

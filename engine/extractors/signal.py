@@ -42,8 +42,11 @@ def _conversation(body: dict[str, Any], fallback: str) -> str:
 
 def _text(body: dict[str, Any], names: dict[str, str], account: str) -> str:
     text = str(body.get("message") or "").strip()
-    files = [str(a.get("filename")) for a in body.get("attachments") or []
-             if isinstance(a, dict) and a.get("filename")]
+    files = [
+        str(a.get("filename"))
+        for a in body.get("attachments") or []
+        if isinstance(a, dict) and a.get("filename")
+    ]
     text = " ".join([text, *(f"[file: {name}]" for name in files)]).strip()
     quote = body.get("quote")
     if text and isinstance(quote, dict):
@@ -63,8 +66,12 @@ def _message(number: int, record: dict[str, Any], names: dict[str, str]) -> Mess
     sent = sync.get("sentMessage") if isinstance(sync, dict) else None
     if isinstance(sent, dict):
         body, sender = sent, SELF
-        partner = str(sent.get("destinationNumber") or sent.get("destination")
-                      or sent.get("destinationName") or "unknown")
+        partner = str(
+            sent.get("destinationNumber")
+            or sent.get("destination")
+            or sent.get("destinationName")
+            or "unknown"
+        )
     elif isinstance(envelope.get("dataMessage"), dict):
         body, sender = envelope["dataMessage"], _sender(envelope)
         partner = str(envelope.get("sourceNumber") or envelope.get("source") or sender)
@@ -74,9 +81,14 @@ def _message(number: int, record: dict[str, Any], names: dict[str, str]) -> Mess
     if not text:
         return None
     ms = float(body.get("timestamp") or envelope["timestamp"])
-    return Message(when=iso_from_epoch(ms / 1000.0), sender=sender, text=text,
-                   conversation=_conversation(body, partner), location=f"line:{number}",
-                   epoch=ms / 1000.0)
+    return Message(
+        when=iso_from_epoch(ms / 1000.0),
+        sender=sender,
+        text=text,
+        conversation=_conversation(body, partner),
+        location=f"line:{number}",
+        epoch=ms / 1000.0,
+    )
 
 
 def _contact_names(records: list[dict[str, Any]]) -> dict[str, str]:
@@ -96,8 +108,15 @@ def extract_signal(data: bytes, path: PurePath) -> Extraction:
     result = Extraction()
     numbered = list(jsonl_records(decode(data), result))
     names = _contact_names([record for _, record in numbered])
-    messages = numbered_messages(numbered, lambda number, record: _message(number, record, names),
-                                 result, "envelope without a usable timestamp")
-    result.drafts = chat_drafts([replace(m, conversation=names.get(m.conversation, m.conversation))
-                                 for m in messages], "signal", prefix="")
+    messages = numbered_messages(
+        numbered,
+        lambda number, record: _message(number, record, names),
+        result,
+        "envelope without a usable timestamp",
+    )
+    result.drafts = chat_drafts(
+        [replace(m, conversation=names.get(m.conversation, m.conversation)) for m in messages],
+        "signal",
+        prefix="",
+    )
     return result

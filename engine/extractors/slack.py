@@ -58,8 +58,9 @@ def _render_link(match: re.Match[str]) -> str:
     return f"{label} ({url})" if label and label != url else url
 
 
-def _jsonl_message(number: int, record: dict[str, Any], default_channel: str,
-                   names: dict[str, str]) -> Message | None:
+def _jsonl_message(
+    number: int, record: dict[str, Any], default_channel: str, names: dict[str, str]
+) -> Message | None:
     text = render_text(str(record.get("text") or ""), names)
     if not text:
         return None
@@ -67,21 +68,33 @@ def _jsonl_message(number: int, record: dict[str, Any], default_channel: str,
     sender = str(record.get("user_name") or record.get("user") or "unknown")
     if record.get("thread_ts") and str(record["thread_ts"]) != str(record.get("ts")):
         text = f"↳ {text}"  # a reply: kept in time order so appends touch only the last window
-    return Message(when=iso_from_epoch(ts), sender=sender, text=text,
-                   conversation=str(record.get("channel") or default_channel),
-                   location=f"line:{number}", epoch=ts,
-                   extra={"thread_ts": record.get("thread_ts")})
+    return Message(
+        when=iso_from_epoch(ts),
+        sender=sender,
+        text=text,
+        conversation=str(record.get("channel") or default_channel),
+        location=f"line:{number}",
+        epoch=ts,
+        extra={"thread_ts": record.get("thread_ts")},
+    )
 
 
 def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
     result = Extraction()
     records = list(jsonl_records(decode(data), result))
     # Mentions carry only a user id; the log itself pairs ids with names wherever they post.
-    names = {str(r["user"]): str(r["user_name"]) for _, r in records
-             if r.get("user") and r.get("user_name")}
+    names = {
+        str(r["user"]): str(r["user_name"])
+        for _, r in records
+        if r.get("user") and r.get("user_name")
+    }
     messages = numbered_messages(
-        records, lambda number, record: _jsonl_message(number, record, path.stem, names), result,
-        "message without a usable ts", errors=(TypeError, ValueError))
+        records,
+        lambda number, record: _jsonl_message(number, record, path.stem, names),
+        result,
+        "message without a usable ts",
+        errors=(TypeError, ValueError),
+    )
     result.drafts = chat_drafts(messages, "slack")
     return result
 
@@ -101,8 +114,12 @@ def _users_file(path: str, mtime_ns: int, size: int) -> dict[str, str]:
 
 
 def _display_name(profile: dict[str, Any], user: dict[str, Any]) -> str:
-    for value in (profile.get("real_name"), profile.get("display_name"),
-                  user.get("real_name"), user.get("name")):
+    for value in (
+        profile.get("real_name"),
+        profile.get("display_name"),
+        user.get("real_name"),
+        user.get("name"),
+    ):
         if value:
             return str(value)
     return str(user.get("id") or "unknown")
@@ -121,7 +138,11 @@ def export_users(path: PurePath) -> dict[str, str]:
 def _names_in_file(items: list[Any], users: dict[str, str]) -> dict[str, str]:
     names = dict(users)
     for item in items:
-        if isinstance(item, dict) and item.get("user") and isinstance(item.get("user_profile"), dict):
+        if (
+            isinstance(item, dict)
+            and item.get("user")
+            and isinstance(item.get("user_profile"), dict)
+        ):
             names.setdefault(str(item["user"]), _display_name(item["user_profile"], {}))
     return names
 
@@ -134,19 +155,26 @@ def _export_message(item: Any, channel: str, names: dict[str, str], line: int) -
     if item.get("subtype") not in SPOKEN_SUBTYPES or (item.get("bot_id") and not item.get("user")):
         return None
     text = render_text(str(item.get("text") or ""), names)
-    files = [str(f.get("name") or f.get("title")) for f in item.get("files") or []
-             if isinstance(f, dict) and (f.get("name") or f.get("title"))]
+    files = [
+        str(f.get("name") or f.get("title"))
+        for f in item.get("files") or []
+        if isinstance(f, dict) and (f.get("name") or f.get("title"))
+    ]
     if files:
         text = " ".join([text, *(f"[file: {name}]" for name in files)]).strip()
     if not text or text == DELETED_TEXT:
         return None
     user = str(item.get("user") or "")
     thread = str(item.get("thread_ts") or "")
-    return Message(when=iso_from_epoch(ts), sender=names.get(user) or user or "unknown",
-                   text=f"↳ {text}" if thread and thread != str(item["ts"]) else text,
-                   conversation=channel, epoch=ts,
-                   location=f"line:{line}",
-                   extra={"thread_ts": thread or None, "edited": bool(item.get("edited"))})
+    return Message(
+        when=iso_from_epoch(ts),
+        sender=names.get(user) or user or "unknown",
+        text=f"↳ {text}" if thread and thread != str(item["ts"]) else text,
+        conversation=channel,
+        epoch=ts,
+        location=f"line:{line}",
+        extra={"thread_ts": thread or None, "edited": bool(item.get("edited"))},
+    )
 
 
 def _thread_order(messages: list[Message]) -> list[Message]:
@@ -156,8 +184,17 @@ def _thread_order(messages: list[Message]) -> list[Message]:
     for message in sorted(messages, key=lambda m: m.epoch):
         thread = message.extra.get("thread_ts")
         anchor = float(thread) if thread and f"{float(thread):.6f}" in starts else message.epoch
-        ordered.append(Message(message.when, message.sender, message.text, message.conversation,
-                               message.location, anchor, message.extra))
+        ordered.append(
+            Message(
+                message.when,
+                message.sender,
+                message.text,
+                message.conversation,
+                message.location,
+                anchor,
+                message.extra,
+            )
+        )
     return ordered  # chat_drafts' stable sort on epoch keeps replies in time order after the parent
 
 
@@ -170,9 +207,13 @@ def _extract_export_day(data: bytes, path: PurePath) -> Extraction:
     names = _names_in_file([item for _, item in items], export_users(path))
     messages = numbered_messages(
         enumerate(items, start=1),
-        lambda _, line_and_item: _export_message(line_and_item[1], channel, names,
-                                                 line=line_and_item[0]),
-        result, "not a usable Slack message", where="message")
+        lambda _, line_and_item: _export_message(
+            line_and_item[1], channel, names, line=line_and_item[0]
+        ),
+        result,
+        "not a usable Slack message",
+        where="message",
+    )
     result.drafts = chat_drafts(_thread_order(messages), "slack")
     return result
 

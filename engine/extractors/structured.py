@@ -73,8 +73,11 @@ def field_lines(record: dict[str, Any], prefix: str = "") -> list[str]:
             lines += field_lines(value, f"{name} › ")
         elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
             for item in value:
-                lines += field_lines(item, f"{name} › ") if isinstance(item, dict) else [
-                    f"{name}: {_value(item)}"]
+                lines += (
+                    field_lines(item, f"{name} › ")
+                    if isinstance(item, dict)
+                    else [f"{name}: {_value(item)}"]
+                )
         elif text := _value(value):
             lines.append(f"{name}: {text}")
     return lines
@@ -85,8 +88,9 @@ def _short(text: str) -> str:
     return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
 
 
-def record_draft(record: dict[str, Any], kind: Kind, location: str,
-                 default_date: str | None) -> Draft | None:
+def record_draft(
+    record: dict[str, Any], kind: Kind, location: str, default_date: str | None
+) -> Draft | None:
     lines = field_lines(record)
     if not lines:
         return None
@@ -97,15 +101,22 @@ def record_draft(record: dict[str, Any], kind: Kind, location: str,
     if show and kind.label == "Podcast":
         title = f"{title} ({show})"
     people = record.get("people")
-    return Draft(content="\n".join([title, *lines]), title=title, content_date=date,
-                 location=location, metadata={"record_id": record.get("id")},
-                 people=tuple(str(p) for p in people) if isinstance(people, list) else ())
+    return Draft(
+        content="\n".join([title, *lines]),
+        title=title,
+        content_date=date,
+        location=location,
+        metadata={"record_id": record.get("id")},
+        people=tuple(str(p) for p in people) if isinstance(people, list) else (),
+    )
 
 
 def _extract_jsonl(data: bytes, kind: Kind) -> Extraction:
     return jsonl_drafts(
-        data, lambda number, record: record_draft(record, kind, f"line:{number}", None),
-        "record without any field")
+        data,
+        lambda number, record: record_draft(record, kind, f"line:{number}", None),
+        "record without any field",
+    )
 
 
 def _extract_json(data: bytes, path: PurePath, kind: Kind) -> Extraction:
@@ -114,8 +125,11 @@ def _extract_json(data: bytes, path: PurePath, kind: Kind) -> Extraction:
     result = Extraction()
     records = json_array_items(text, result) or [(1, load_json(text))]
     for line, record in records:
-        draft = (record_draft(record, kind, f"line:{line}", date_from_name(path.name))
-                 if isinstance(record, dict) else None)
+        draft = (
+            record_draft(record, kind, f"line:{line}", date_from_name(path.name))
+            if isinstance(record, dict)
+            else None
+        )
         if draft is None:
             result.problems.append(f"line {line}: not a JSON object with fields")
         else:

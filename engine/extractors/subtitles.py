@@ -59,7 +59,7 @@ def _cues(text: str, result: Extraction) -> list[Cue]:
             result.problems.append(f"line {start}: cue without a readable timing line")
             continue
         when = f"t:{int(match[1] or 0):02d}:{int(match[2]):02d}:{match[3]}"
-        cues.append(Cue(when, start + timing, lines[timing + 1:]))
+        cues.append(Cue(when, start + timing, lines[timing + 1 :]))
     return cues
 
 

@@ -68,8 +68,9 @@ def _marked(text: str, message: dict[str, Any], replied: dict[int, tuple[str, st
     return text
 
 
-def _export_message(item: Any, chat: str, replied: dict[int, tuple[str, str]],
-                    lines: LineFinder) -> Message | None:
+def _export_message(
+    item: Any, chat: str, replied: dict[int, tuple[str, str]], lines: LineFinder
+) -> Message | None:
     if not isinstance(item, dict):
         raise ValueError("not a message object")
     line = lines.find(f'"id": {item.get("id")},') if "id" in item else None
@@ -84,9 +85,15 @@ def _export_message(item: Any, chat: str, replied: dict[int, tuple[str, str]],
         return None
     if isinstance(item.get("id"), int):
         replied[item["id"]] = (sender, text)
-    return Message(when=when, sender=sender, text=_marked(text, item, replied), conversation=chat,
-                   location=f"line:{line}" if line else f"id:{item.get('id')}",
-                   epoch=to_epoch(when), extra={"id": item.get("id")})
+    return Message(
+        when=when,
+        sender=sender,
+        text=_marked(text, item, replied),
+        conversation=chat,
+        location=f"line:{line}" if line else f"id:{item.get('id')}",
+        epoch=to_epoch(when),
+        extra={"id": item.get("id")},
+    )
 
 
 def _chats(document: Any) -> list[dict[str, Any]]:
@@ -110,7 +117,10 @@ def _chat_messages(chat: dict[str, Any], lines: LineFinder, result: Extraction) 
     return numbered_messages(
         enumerate(chat.get("messages") or [], start=1),
         lambda _, item: _export_message(item, name, replied, lines),
-        result, "not a usable message", where=f"{name}, message")
+        result,
+        "not a usable message",
+        where=f"{name}, message",
+    )
 
 
 def _extract_export(data: bytes) -> Extraction:
@@ -131,17 +141,25 @@ def _jsonl_message(number: int, record: dict[str, Any], default_chat: str) -> Me
     text = render_text(record.get("text"))
     if not text:
         return None
-    return Message(when=when, sender=str(record.get("from") or "unknown"),
-                   text=_marked(text, record, {}), conversation=str(record.get("chat") or default_chat),
-                   location=f"line:{number}", epoch=to_epoch(when))
+    return Message(
+        when=when,
+        sender=str(record.get("from") or "unknown"),
+        text=_marked(text, record, {}),
+        conversation=str(record.get("chat") or default_chat),
+        location=f"line:{number}",
+        epoch=to_epoch(when),
+    )
 
 
 def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
     result = Extraction()
     messages = numbered_messages(
         jsonl_records(decode(data), result),
-        lambda number, record: _jsonl_message(number, record, path.stem), result,
-        "message without a usable date", errors=(ValueError,))
+        lambda number, record: _jsonl_message(number, record, path.stem),
+        result,
+        "message without a usable date",
+        errors=(ValueError,),
+    )
     result.drafts = chat_drafts(messages, "telegram", prefix="")
     return result
 

@@ -66,13 +66,19 @@ def extract_voice(data: bytes, path: PurePath) -> Extraction:
     if not isinstance(document, dict) or not ("segments" in document or "text" in document):
         raise ExtractError("not Whisper output: no `segments` or `text`")
     result = Extraction()
-    day = (parse_date(document.get("date") or document.get("recorded_at"))
-           or date_from_name(path.name))
+    day = parse_date(document.get("date") or document.get("recorded_at")) or date_from_name(
+        path.name
+    )
     title = _title(path, day[:10] if day else None)
     for window in windows(_segments(document, result)):
         text = " ".join(s.text for s in window)
-        result.drafts.append(Draft(
-            content=f"{title} [{offset(window[0].start)[2:]}]\n{text}", title=title,
-            content_date=day, location=offset(window[0].start),
-            metadata={"start": window[0].start, "segments": len(window)}))
+        result.drafts.append(
+            Draft(
+                content=f"{title} [{offset(window[0].start)[2:]}]\n{text}",
+                title=title,
+                content_date=day,
+                location=offset(window[0].start),
+                metadata={"start": window[0].start, "segments": len(window)},
+            )
+        )
     return result

@@ -101,21 +101,35 @@ def make_chunks(found: Found, data: bytes) -> tuple[list[Chunk], list[str]]:
             continue
         occurrence = seen.get(draft.content, 0)
         seen[draft.content] = occurrence + 1
-        chunks.append(Chunk(
-            id=ChunkId(chunk_id(source_file, draft.content, occurrence)),
-            source_file=source_file, source_type=found.source_type, content=draft.content,
-            content_hash=content_hash(draft.content), title=draft.title,
-            content_date=draft.content_date, location=draft.location,
-            metadata=draft.metadata, people=draft.people))
+        chunks.append(
+            Chunk(
+                id=ChunkId(chunk_id(source_file, draft.content, occurrence)),
+                source_file=source_file,
+                source_type=found.source_type,
+                content=draft.content,
+                content_hash=content_hash(draft.content),
+                title=draft.title,
+                content_date=draft.content_date,
+                location=draft.location,
+                metadata=draft.metadata,
+                people=draft.people,
+            )
+        )
     return chunks, extraction.problems
 
 
 class Indexer:
     """One writer: owns the write connection and the embedder for a run."""
 
-    def __init__(self, settings: Settings, conn: apsw.Connection,
-                 embedder: Embedder | None, reporter: Reporter | None = None, *,
-                 missing_reason: str = "missing_vector") -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        conn: apsw.Connection,
+        embedder: Embedder | None,
+        reporter: Reporter | None = None,
+        *,
+        missing_reason: str = "missing_vector",
+    ) -> None:
         self.settings = settings
         self.conn = conn
         self.embedder = embedder
@@ -163,12 +177,14 @@ class Indexer:
     def _write_state(self, found: Found, error: str | None) -> None:
         self.conn.execute(
             state_sql.upsert_sql(),
-            (str(found.path), found.source_type, found.mtime, found.size, time.time(), error))
+            (str(found.path), found.source_type, found.mtime, found.size, time.time(), error),
+        )
 
     def _apply(self, found: Found, chunks: list[Chunk], error: str | None) -> tuple[int, int]:
         """Write the file's new chunks and drop its vanished ones; (new, deleted) counts."""
-        existing = dict(self.conn.execute(
-            chunks_sql.ids_by_file_sql(), (str(found.path),)).fetchall())
+        existing = dict(
+            self.conn.execute(chunks_sql.ids_by_file_sql(), (str(found.path),)).fetchall()
+        )
         wanted = {c.id for c in chunks}
         new = [c for c in chunks if c.id not in existing]
         gone = [seq for cid, seq in existing.items() if cid not in wanted]
@@ -180,11 +196,14 @@ class Indexer:
                 self.conn.execute(chunks_sql.delete_by_seq_sql(), (seq,))
             ordinal = {c.id: i for i, c in enumerate(chunks)}
             for i, chunk in enumerate(new):
-                self._insert(chunk, None if vectors_new is None else vectors_new[i], ordinal[chunk.id])
+                self._insert(
+                    chunk, None if vectors_new is None else vectors_new[i], ordinal[chunk.id]
+                )
             self._write_state(found, error)
         self.run.add_time("write", started)
-        self.run.count("embedded." + ("changed" if existing else "new"),
-                       0 if vectors_new is None else len(new))
+        self.run.count(
+            "embedded." + ("changed" if existing else "new"), 0 if vectors_new is None else len(new)
+        )
         self.run.count("deleted.changed", len(gone))
         self.run.chunks += len(new)
         self.run.unchanged += len(chunks) - len(new)
@@ -196,8 +215,12 @@ class Indexer:
             return None
         started = time.perf_counter()
         try:
-            out = np.concatenate([self.embedder.embed(texts[i:i + EMBED_SUB_BATCH])
-                                  for i in range(0, len(texts), EMBED_SUB_BATCH)])
+            out = np.concatenate(
+                [
+                    self.embedder.embed(texts[i : i + EMBED_SUB_BATCH])
+                    for i in range(0, len(texts), EMBED_SUB_BATCH)
+                ]
+            )
         except EmbedderError as exc:
             self._report("<embedder>", f"embedding failed, stored without vectors: {exc}")
             self.embedder = None
@@ -212,21 +235,36 @@ class Indexer:
         stored = None if self.build_table else blob  # chunks.embedding: active model only
         self.conn.execute(
             chunks_sql.insert_sql(),
-            (chunk.id, chunk.source_file, chunk.source_type, chunk.content,
-             json.dumps(chunk.metadata, ensure_ascii=False, default=str), stored, time.time(),
-             chunk.content_hash, chunk.content_date, chunk.title, chunk.location,
-             "\n".join(chunk.people), ordinal))
+            (
+                chunk.id,
+                chunk.source_file,
+                chunk.source_type,
+                chunk.content,
+                json.dumps(chunk.metadata, ensure_ascii=False, default=str),
+                stored,
+                time.time(),
+                chunk.content_hash,
+                chunk.content_date,
+                chunk.title,
+                chunk.location,
+                "\n".join(chunk.people),
+                ordinal,
+            ),
+        )
         if blob is not None and table:
             seq = self.conn.last_insert_rowid()
-            vectors.insert_vector(self.conn, table, seq, blob, chunk.source_type,
-                                  chunk.content_date)
+            vectors.insert_vector(
+                self.conn, table, seq, blob, chunk.source_type, chunk.content_date
+            )
 
     def delete_file(self, path: str) -> FileOutcome:
         """Remove a file's chunks, FTS rows and vectors, and its state."""
         seqs = [r[0] for r in self.conn.execute(chunks_sql.seqs_by_file_sql(), (path,))]
         with db.transaction(self.conn):
             for seq in seqs:
-                vectors.delete_vector(self.conn, self.vec_table or db.active_vec_table(self.conn), seq)
+                vectors.delete_vector(
+                    self.conn, self.vec_table or db.active_vec_table(self.conn), seq
+                )
             self.conn.execute(chunks_sql.delete_by_file_sql(), (path,))
             self.conn.execute(state_sql.delete_sql(), (path,))
         self.run.deleted += len(seqs)
@@ -242,8 +280,9 @@ class Indexer:
         if self.embedder is None or not self.vec_table:
             return
         while True:
-            rows = self.conn.execute(chunks_sql.unembedded_batch_sql(),
-                                     (EMBED_SUB_BATCH,)).fetchall()
+            rows = self.conn.execute(
+                chunks_sql.unembedded_batch_sql(), (EMBED_SUB_BATCH,)
+            ).fetchall()
             if not rows:
                 return
             embedded = self._embed([r[1] for r in rows])
@@ -260,14 +299,24 @@ class Indexer:
         """Re-embed every chunk into the new embedder's table, then swap it in (vectors.py)."""
         assert self.build_table is not None
         complete = vectors.fill_pending(
-            self.conn, self.build_table, self._embed,
-            on_batch=lambda n: self.run.count("embedded.embedder_change", n))
+            self.conn,
+            self.build_table,
+            self._embed,
+            on_batch=lambda n: self.run.count("embedded.embedder_change", n),
+        )
         if complete and vectors.swap(self.conn):
             self.vec_table, self.build_table = db.active_vec_table(self.conn), None
 
     def stats(self, seconds: float) -> IndexStats:
         r = self.run
-        return IndexStats(files=r.files, chunks=r.chunks, skipped=r.skipped,
-                          unchanged_chunks=r.unchanged, deleted_chunks=r.deleted,
-                          errors=tuple(r.errors), seconds=seconds, embedded=r.embedded,
-                          deleted_files=r.deleted_files)
+        return IndexStats(
+            files=r.files,
+            chunks=r.chunks,
+            skipped=r.skipped,
+            unchanged_chunks=r.unchanged,
+            deleted_chunks=r.deleted,
+            errors=tuple(r.errors),
+            seconds=seconds,
+            embedded=r.embedded,
+            deleted_files=r.deleted_files,
+        )

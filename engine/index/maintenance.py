@@ -54,6 +54,7 @@ class BackupError(RuntimeError):
 
 # -- measurements ---------------------------------------------------------------------------
 
+
 def _rows(conn: apsw.Connection, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     # Always drain: VACUUM fails while any statement of the connection is still open.
     return list(conn.execute(sql, params).fetchall())
@@ -82,12 +83,18 @@ def dead_slots(conn: apsw.Connection) -> VectorSlots:
     live_per_chunk = [int.from_bytes(v, "little").bit_count() for _, _, v in chunks]
     allocated = sum(size for _, size, _ in chunks)
     # Free slots of the newest chunk are reused by the next inserts: they are not dead.
-    dead = sum(size - live for (_, size, _), live in zip(chunks[:-1], live_per_chunk[:-1],
-                                                          strict=True))
+    dead = sum(
+        size - live for (_, size, _), live in zip(chunks[:-1], live_per_chunk[:-1], strict=True)
+    )
     dim = vec_dimension(conn, table)
-    return VectorSlots(table=table, allocated=allocated, live=sum(live_per_chunk), dead=dead,
-                       fraction=round(dead / allocated, 4),
-                       dead_bytes=dead * dim * VEC_SLOT_BYTES)
+    return VectorSlots(
+        table=table,
+        allocated=allocated,
+        live=sum(live_per_chunk),
+        dead=dead,
+        fraction=round(dead / allocated, 4),
+        dead_bytes=dead * dim * VEC_SLOT_BYTES,
+    )
 
 
 def bytes_on_disk(path: Path) -> int:
@@ -108,6 +115,7 @@ def stale_vec_tables(conn: apsw.Connection) -> list[str]:
 
 
 # -- check and repair -----------------------------------------------------------------------
+
 
 def check(conn: apsw.Connection) -> CheckReport:
     """Integrity checks on one consistent state; `ok` is False when any problem is listed.
@@ -136,22 +144,31 @@ def _check_in_transaction(conn: apsw.Connection) -> CheckReport:
     if counts.chunks != counts.fts:
         problems.append(f"{counts.chunks} chunks but {counts.fts} FTS rows (run --repair)")
     orphans = _orphans(conn)
-    if counts.embedded != counts.vectors or orphans["orphan_vectors"] or orphans[
-            "missing_vectors"]:
-        problems.append(f"{counts.embedded} embedded chunks but {counts.vectors} vectors "
-                        f"({orphans['orphan_vectors']} without chunk, "
-                        f"{orphans['missing_vectors']} missing; run --repair)")
+    if counts.embedded != counts.vectors or orphans["orphan_vectors"] or orphans["missing_vectors"]:
+        problems.append(
+            f"{counts.embedded} embedded chunks but {counts.vectors} vectors "
+            f"({orphans['orphan_vectors']} without chunk, "
+            f"{orphans['missing_vectors']} missing; run --repair)"
+        )
     if orphans["orphan_chunk_files"]:
-        problems.append(f"{orphans['orphan_chunk_files']} file(s) have chunks but no index "
-                        "state (run --repair)")
+        problems.append(
+            f"{orphans['orphan_chunk_files']} file(s) have chunks but no index state (run --repair)"
+        )
     stale = stale_vec_tables(conn)
     if stale:
         problems.append(f"stale vector table(s) {', '.join(stale)} (run --repair)")
-    return CheckReport(ok=not problems, problems=tuple(problems), integrity=tuple(integrity[:20]),
-                       fts_ok=fts_ok, counts=counts, orphan_vectors=orphans["orphan_vectors"],
-                       missing_vectors=orphans["missing_vectors"],
-                       orphan_chunk_files=orphans["orphan_chunk_files"],
-                       stale_vec_tables=tuple(stale), dead_slots=dead_slots(conn))
+    return CheckReport(
+        ok=not problems,
+        problems=tuple(problems),
+        integrity=tuple(integrity[:20]),
+        fts_ok=fts_ok,
+        counts=counts,
+        orphan_vectors=orphans["orphan_vectors"],
+        missing_vectors=orphans["missing_vectors"],
+        orphan_chunk_files=orphans["orphan_chunk_files"],
+        stale_vec_tables=tuple(stale),
+        dead_slots=dead_slots(conn),
+    )
 
 
 def _orphans(conn: apsw.Connection) -> dict[str, int]:
@@ -200,20 +217,25 @@ def repair(conn: apsw.Connection) -> RepairReport:
         for table in stale:
             conn.execute(vec_sql.drop_table_sql(table))
     rebuilt = rebuild_vectors(conn)
-    return RepairReport(orphan_chunks_dropped=dropped, stale_tables_dropped=tuple(stale),
-                        vectors_rebuilt=rebuilt,
-                        seconds=round(time.perf_counter() - started, 3))
+    return RepairReport(
+        orphan_chunks_dropped=dropped,
+        stale_tables_dropped=tuple(stale),
+        vectors_rebuilt=rebuilt,
+        seconds=round(time.perf_counter() - started, 3),
+    )
 
 
 # -- maintenance ----------------------------------------------------------------------------
+
 
 def checkpoint(conn: apsw.Connection) -> WalCheckpoint:
     busy, log, done = _rows(conn, database_sql.checkpoint_truncate_sql())[0]
     return WalCheckpoint(busy=busy, log_frames=log, checkpointed=done)
 
 
-def run_maintenance(conn: apsw.Connection, db_path: Path, *,
-                    vacuum: bool = True) -> MaintenanceReport:
+def run_maintenance(
+    conn: apsw.Connection, db_path: Path, *, vacuum: bool = True
+) -> MaintenanceReport:
     """Rebuild vectors, VACUUM, checkpoint; the caller holds the writer lock."""
     timings: dict[str, float] = {}
 
@@ -233,11 +255,18 @@ def run_maintenance(conn: apsw.Connection, db_path: Path, *,
     started = time.perf_counter()
     wal = checkpoint(conn)
     timed("checkpoint", started)
-    return MaintenanceReport(size_before=before, size_after=file_size(db_path),
-                             vectors_rebuilt=rows, counts_before=counts_before,
-                             counts_after=db.counts(conn), dead_slots_before=slots_before,
-                             dead_slots_after=dead_slots(conn), vacuum=vacuum,
-                             wal_checkpoint=wal, timings=timings)
+    return MaintenanceReport(
+        size_before=before,
+        size_after=file_size(db_path),
+        vectors_rebuilt=rows,
+        counts_before=counts_before,
+        counts_after=db.counts(conn),
+        dead_slots_before=slots_before,
+        dead_slots_after=dead_slots(conn),
+        vacuum=vacuum,
+        wal_checkpoint=wal,
+        timings=timings,
+    )
 
 
 def _open_existing(settings: Settings) -> apsw.Connection:
@@ -246,8 +275,9 @@ def _open_existing(settings: Settings) -> apsw.Connection:
     return db.connect(settings.db_path, create=False)
 
 
-def maintain(settings: Settings, *, vacuum: bool = True, do_check: bool = False,
-             do_repair: bool = False) -> MaintenanceResult:
+def maintain(
+    settings: Settings, *, vacuum: bool = True, do_check: bool = False, do_repair: bool = False
+) -> MaintenanceResult:
     """Run maintenance (or only check / repair) as the one writer; logs one run-log line.
 
     Raises MaintenanceBusy at once when another writer holds the lock.
@@ -258,12 +288,14 @@ def maintain(settings: Settings, *, vacuum: bool = True, do_check: bool = False,
     except filelock.Timeout:
         raise MaintenanceBusy(
             "another writer (memex watch, a reindex or the desktop app) is using the index; "
-            "stop it or try again when it has finished") from None
+            "stop it or try again when it has finished"
+        ) from None
     try:
         conn = _open_existing(settings)
         try:
-            result = maintain_locked(conn, settings, vacuum=vacuum, do_check=do_check,
-                                     do_repair=do_repair)
+            result = maintain_locked(
+                conn, settings, vacuum=vacuum, do_check=do_check, do_repair=do_repair
+            )
         finally:
             conn.close()
     finally:
@@ -271,14 +303,21 @@ def maintain(settings: Settings, *, vacuum: bool = True, do_check: bool = False,
     return result
 
 
-def maintain_locked(conn: apsw.Connection, settings: Settings, *, vacuum: bool = True,
-                    do_check: bool = False, do_repair: bool = False) -> MaintenanceResult:
+def maintain_locked(
+    conn: apsw.Connection,
+    settings: Settings,
+    *,
+    vacuum: bool = True,
+    do_check: bool = False,
+    do_repair: bool = False,
+) -> MaintenanceResult:
     """`maintain` for a caller that already holds the writer lock (the writer thread)."""
     if not db.has_schema(conn):
         return MaintenanceResult(check=check(conn))
     repaired = repair(conn) if do_repair else None
-    maintained = (None if do_check or do_repair
-                  else run_maintenance(conn, settings.db_path, vacuum=vacuum))
+    maintained = (
+        None if do_check or do_repair else run_maintenance(conn, settings.db_path, vacuum=vacuum)
+    )
     checked = check(conn) if do_check or do_repair else None
     result = MaintenanceResult(maintenance=maintained, repair=repaired, check=checked)
     kind = "repair" if do_repair else ("check" if do_check else "maintenance")
@@ -290,10 +329,15 @@ def _log_fields(result: MaintenanceResult) -> dict[str, Any]:
     """The run-log fields of a result: a summary of maintenance, the repair, the check's verdict."""
     fields: dict[str, Any] = {}
     if (m := result.maintenance) is not None:
-        fields.update(seconds=m.seconds, timings=dict(m.timings),
-                      bytes_reclaimed=m.bytes_reclaimed, size_before=m.size_before.total,
-                      size_after=m.size_after.total, vectors_rebuilt=m.vectors_rebuilt,
-                      dead_slots_before=m.dead_slots_before.dead)
+        fields.update(
+            seconds=m.seconds,
+            timings=dict(m.timings),
+            bytes_reclaimed=m.bytes_reclaimed,
+            size_before=m.size_before.total,
+            size_after=m.size_after.total,
+            vectors_rebuilt=m.vectors_rebuilt,
+            dead_slots_before=m.dead_slots_before.dead,
+        )
     if result.repair is not None:
         fields["repair"] = result.repair.as_json()
     if result.check is not None:
@@ -309,9 +353,14 @@ def check_index(settings: Settings) -> CheckReport:
         result = check(conn)
     finally:
         conn.close()
-    runlog.append(settings, runlog.make_record(
-        "check", seconds=round(time.perf_counter() - started, 3), **_log_fields(
-            MaintenanceResult(check=result))))
+    runlog.append(
+        settings,
+        runlog.make_record(
+            "check",
+            seconds=round(time.perf_counter() - started, 3),
+            **_log_fields(MaintenanceResult(check=result)),
+        ),
+    )
     return result
 
 
@@ -335,5 +384,8 @@ def backup(settings: Settings, target: Path, *, force: bool = False) -> BackupRe
         conn.close()
     os.chmod(partial, 0o600)
     os.replace(partial, target)  # never a half-written file under the final name
-    return BackupReport(path=str(target), bytes=target.stat().st_size,
-                        seconds=round(time.perf_counter() - started, 3))
+    return BackupReport(
+        path=str(target),
+        bytes=target.stat().st_size,
+        seconds=round(time.perf_counter() - started, 3),
+    )

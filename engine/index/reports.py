@@ -97,12 +97,18 @@ class CheckReport:
     def as_json(self) -> dict[str, Any]:
         if self.note is not None:
             return {"ok": self.ok, "problems": list(self.problems), "note": self.note}
-        return {"ok": self.ok, "problems": list(self.problems), "integrity": list(self.integrity),
-                "fts_ok": self.fts_ok, "counts": self.counts.as_json(),
-                "orphan_vectors": self.orphan_vectors, "missing_vectors": self.missing_vectors,
-                "orphan_chunk_files": self.orphan_chunk_files,
-                "stale_vec_tables": list(self.stale_vec_tables),
-                "dead_slots": self.dead_slots.as_json()}
+        return {
+            "ok": self.ok,
+            "problems": list(self.problems),
+            "integrity": list(self.integrity),
+            "fts_ok": self.fts_ok,
+            "counts": self.counts.as_json(),
+            "orphan_vectors": self.orphan_vectors,
+            "missing_vectors": self.missing_vectors,
+            "orphan_chunk_files": self.orphan_chunk_files,
+            "stale_vec_tables": list(self.stale_vec_tables),
+            "dead_slots": self.dead_slots.as_json(),
+        }
 
 
 @dataclass(frozen=True)
@@ -115,9 +121,12 @@ class RepairReport:
     seconds: float
 
     def as_json(self) -> dict[str, Any]:
-        return {"orphan_chunks_dropped": self.orphan_chunks_dropped,
-                "stale_tables_dropped": list(self.stale_tables_dropped),
-                "vectors_rebuilt": self.vectors_rebuilt, "seconds": self.seconds}
+        return {
+            "orphan_chunks_dropped": self.orphan_chunks_dropped,
+            "stale_tables_dropped": list(self.stale_tables_dropped),
+            "vectors_rebuilt": self.vectors_rebuilt,
+            "seconds": self.seconds,
+        }
 
 
 @dataclass(frozen=True)
@@ -144,15 +153,20 @@ class MaintenanceReport:
         return round(sum(self.timings.values()), 3)
 
     def as_json(self) -> dict[str, Any]:
-        return {"size_before": self.size_before.as_json(),
-                "size_after": self.size_after.as_json(),
-                "bytes_reclaimed": self.bytes_reclaimed, "vectors_rebuilt": self.vectors_rebuilt,
-                "counts_before": self.counts_before.as_json(),
-                "counts_after": self.counts_after.as_json(),
-                "dead_slots_before": self.dead_slots_before.as_json(),
-                "dead_slots_after": self.dead_slots_after.as_json(),
-                "vacuum": self.vacuum, "wal_checkpoint": self.wal_checkpoint.as_json(),
-                "timings": dict(self.timings), "seconds": self.seconds}
+        return {
+            "size_before": self.size_before.as_json(),
+            "size_after": self.size_after.as_json(),
+            "bytes_reclaimed": self.bytes_reclaimed,
+            "vectors_rebuilt": self.vectors_rebuilt,
+            "counts_before": self.counts_before.as_json(),
+            "counts_after": self.counts_after.as_json(),
+            "dead_slots_before": self.dead_slots_before.as_json(),
+            "dead_slots_after": self.dead_slots_after.as_json(),
+            "vacuum": self.vacuum,
+            "wal_checkpoint": self.wal_checkpoint.as_json(),
+            "timings": dict(self.timings),
+            "seconds": self.seconds,
+        }
 
 
 @dataclass(frozen=True)
@@ -216,14 +230,23 @@ class IndexStatus:
         return self.sizes.total
 
     def as_json(self) -> dict[str, Any]:
-        return {"db": self.db, "roots": list(self.roots), "files": self.files,
-                "chunks": self.chunks, "per_type": dict(self.per_type),
-                "counts": self.counts.as_json(), "embedder": self.embedder,
-                "vec_table": self.vec_table,
-                "reembed": None if self.reembed is None else self.reembed.as_json(),
-                "sizes": self.sizes.as_json(), "free_page_fraction": self.free_page_fraction,
-                "errors": [{"file": f, "error": e} for f, e in self.errors],
-                "last_run": self.last_run, "vector_slots": self.vector_slots.as_json(),
-                "maintenance_suggested": self.maintenance_suggested,
-                "schema_version": self.schema_version, "size_bytes": self.size_bytes,
-                "log": self.log}
+        return {
+            "db": self.db,
+            "roots": list(self.roots),
+            "files": self.files,
+            "chunks": self.chunks,
+            "per_type": dict(self.per_type),
+            "counts": self.counts.as_json(),
+            "embedder": self.embedder,
+            "vec_table": self.vec_table,
+            "reembed": None if self.reembed is None else self.reembed.as_json(),
+            "sizes": self.sizes.as_json(),
+            "free_page_fraction": self.free_page_fraction,
+            "errors": [{"file": f, "error": e} for f, e in self.errors],
+            "last_run": self.last_run,
+            "vector_slots": self.vector_slots.as_json(),
+            "maintenance_suggested": self.maintenance_suggested,
+            "schema_version": self.schema_version,
+            "size_bytes": self.size_bytes,
+            "log": self.log,
+        }

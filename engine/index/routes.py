@@ -48,8 +48,19 @@ DEFAULT_ROUTES: tuple[Route, ...] = (
 )
 
 IGNORED_PARTS = {".git", ".obsidian", ".trash", "node_modules", "__pycache__", ".memex"}
-IGNORED_SUFFIXES = (".tmp", ".swp", ".swx", ".part", "~", ".bak", ".crdownload",
-                    ".db", ".db-wal", ".db-shm", ".db-journal")
+IGNORED_SUFFIXES = (
+    ".tmp",
+    ".swp",
+    ".swx",
+    ".part",
+    "~",
+    ".bak",
+    ".crdownload",
+    ".db",
+    ".db-wal",
+    ".db-shm",
+    ".db-journal",
+)
 
 
 @lru_cache(maxsize=512)
@@ -99,8 +110,12 @@ def route_for(relative: str, routes: Sequence[Route]) -> str | None:
 def is_ignored(relative: str) -> bool:
     parts = relative.split("/")
     name = parts[-1]
-    return (any(p in IGNORED_PARTS for p in parts) or name.startswith((".#", "~$"))
-            or (name.startswith(".") and name.endswith(".swp")) or name.endswith(IGNORED_SUFFIXES))
+    return (
+        any(p in IGNORED_PARTS for p in parts)
+        or name.startswith((".#", "~$"))
+        or (name.startswith(".") and name.endswith(".swp"))
+        or name.endswith(IGNORED_SUFFIXES)
+    )
 
 
 @dataclass(frozen=True)

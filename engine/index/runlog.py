@@ -24,8 +24,12 @@ _append_lock = threading.Lock()
 
 def make_record(kind: str, **fields: Any) -> dict[str, Any]:
     """A log record: timestamp and kind first, then the given fields."""
-    return {"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "ts": round(time.time(), 3),
-            "kind": kind, **fields}
+    return {
+        "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "ts": round(time.time(), 3),
+        "kind": kind,
+        **fields,
+    }
 
 
 def append(settings: Settings, record: dict[str, Any]) -> None:

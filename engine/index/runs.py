@@ -64,8 +64,12 @@ def open_writer(settings: Settings) -> apsw.Connection:
     return conn
 
 
-def load_embedder(settings: Settings, conn: apsw.Connection, reporter: Reporter,
-                  make: MakeEmbedder = create_embedder) -> Embedder | None:
+def load_embedder(
+    settings: Settings,
+    conn: apsw.Connection,
+    reporter: Reporter,
+    make: MakeEmbedder = create_embedder,
+) -> Embedder | None:
     """The configured embedder with its vec0 table active, or None (keyword-only indexing)."""
     try:
         embedder = make(settings)
@@ -76,9 +80,15 @@ def load_embedder(settings: Settings, conn: apsw.Connection, reporter: Reporter,
     return embedder
 
 
-def prepare_embedder(conn: apsw.Connection, settings: Settings, reporter: Reporter,
-                     embedder: Embedder | None, *, load: bool,
-                     make: MakeEmbedder = create_embedder) -> tuple[Embedder | None, str]:
+def prepare_embedder(
+    conn: apsw.Connection,
+    settings: Settings,
+    reporter: Reporter,
+    embedder: Embedder | None,
+    *,
+    load: bool,
+    make: MakeEmbedder = create_embedder,
+) -> tuple[Embedder | None, str]:
     """The run's embedder with its vec0 table ready, and why missing vectors get embedded:
     "embedder_change" when this made another embedder active, else "missing_vector"."""
     before = db.get_meta(conn, "embedder")
@@ -98,8 +108,14 @@ def known_under(conn: apsw.Connection, path: Path) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _visit(indexer: Indexer, targets: Sequence[Found], gone: Iterable[str], *, force: bool,
-           should_stop: ShouldStop) -> list[FileOutcome]:
+def _visit(
+    indexer: Indexer,
+    targets: Sequence[Found],
+    gone: Iterable[str],
+    *,
+    force: bool,
+    should_stop: ShouldStop,
+) -> list[FileOutcome]:
     """Index the targets, then delete the files that are gone; stop between two files."""
     outcomes: list[FileOutcome] = []
     for done, found in enumerate(targets, start=1):
@@ -114,8 +130,13 @@ def _visit(indexer: Indexer, targets: Sequence[Found], gone: Iterable[str], *, f
     return outcomes
 
 
-def index_paths(indexer: Indexer, paths: Iterable[str | Path], *, force: bool = False,
-                should_stop: ShouldStop = _never) -> list[FileOutcome]:
+def index_paths(
+    indexer: Indexer,
+    paths: Iterable[str | Path],
+    *,
+    force: bool = False,
+    should_stop: ShouldStop = _never,
+) -> list[FileOutcome]:
     """Index these files and folders; delete what is gone at or under them."""
     settings, conn = indexer.settings, indexer.conn
     started = time.perf_counter()
@@ -139,42 +160,63 @@ def index_paths(indexer: Indexer, paths: Iterable[str | Path], *, force: bool = 
     return _visit(indexer, targets, gone, force=force, should_stop=should_stop)
 
 
-def reconcile(indexer: Indexer, *, force: bool = False,
-              should_stop: ShouldStop = _never) -> list[FileOutcome]:
+def reconcile(
+    indexer: Indexer, *, force: bool = False, should_stop: ShouldStop = _never
+) -> list[FileOutcome]:
     """Index every routed file under every root; delete the indexed files no longer there."""
     started = time.perf_counter()
     targets = list(discover(indexer.settings))
     indexer.run.add_time("discover", started)
     on_disk = {str(f.path) for f in targets}
     known = [r[0] for r in indexer.conn.execute(state_sql.files_sql())]
-    return _visit(indexer, targets, [k for k in known if k not in on_disk], force=force,
-                  should_stop=should_stop)
+    return _visit(
+        indexer,
+        targets,
+        [k for k in known if k not in on_disk],
+        force=force,
+        should_stop=should_stop,
+    )
 
 
 def run_record(run: RunCounts, stats: IndexStats, kind: str) -> dict[str, object]:
     """The run-log line of one run: counts, reasons, per-stage timings and errors."""
     return runlog.make_record(
-        kind, seconds=round(stats.seconds, 3), files=stats.files, skipped=stats.skipped,
-        deleted_files=stats.deleted_files, chunks_new=stats.chunks,
-        chunks_unchanged=stats.unchanged_chunks, chunks_deleted=stats.deleted_chunks,
-        embedded=stats.embedded, reasons=dict(sorted(run.reasons.items())),
+        kind,
+        seconds=round(stats.seconds, 3),
+        files=stats.files,
+        skipped=stats.skipped,
+        deleted_files=stats.deleted_files,
+        chunks_new=stats.chunks,
+        chunks_unchanged=stats.unchanged_chunks,
+        chunks_deleted=stats.deleted_chunks,
+        embedded=stats.embedded,
+        reasons=dict(sorted(run.reasons.items())),
         timings={k: round(v, 3) for k, v in run.timings.items()},
         errors=[{"file": f, "error": e} for f, e in stats.errors[:50]],
-        error_count=len(stats.errors))
+        error_count=len(stats.errors),
+    )
 
 
-def run_index(conn: apsw.Connection, settings: Settings, embedder: Embedder | None,
-              reporter: Reporter, *, paths: Iterable[str | Path] | None = None,
-              full: bool = False, kind: str | None = None, missing_reason: str = "missing_vector",
-              should_stop: ShouldStop = _never, started: float | None = None) -> RunResult:
+def run_index(
+    conn: apsw.Connection,
+    settings: Settings,
+    embedder: Embedder | None,
+    reporter: Reporter,
+    *,
+    paths: Iterable[str | Path] | None = None,
+    full: bool = False,
+    kind: str | None = None,
+    missing_reason: str = "missing_vector",
+    should_stop: ShouldStop = _never,
+    started: float | None = None,
+) -> RunResult:
     """Index `paths` (or reconcile every root), embed what lacks a vector, record the run.
 
     `kind` names the run in the log: "watch" (a watcher batch: logged only when it changed
     something, no `last_run`), else reindex / reindex-full / reindex-paths by default.
     """
     started = time.perf_counter() if started is None else started
-    kind = kind or ("reindex-paths" if paths is not None else
-                    "reindex-full" if full else "reindex")
+    kind = kind or ("reindex-paths" if paths is not None else "reindex-full" if full else "reindex")
     indexer = Indexer(settings, conn, embedder, reporter, missing_reason=missing_reason)
     if paths is None:
         outcomes = reconcile(indexer, force=full, should_stop=should_stop)
@@ -193,16 +235,32 @@ def run_index(conn: apsw.Connection, settings: Settings, embedder: Embedder | No
 
 def _record_last_run(conn: apsw.Connection, stats: IndexStats) -> None:
     with db.transaction(conn):
-        db.set_meta(conn, "last_run", json.dumps(
-            {"at": time.time(), "files": stats.files, "chunks": stats.chunks,
-             "deleted": stats.deleted_chunks, "errors": len(stats.errors),
-             "seconds": round(stats.seconds, 3)}))
+        db.set_meta(
+            conn,
+            "last_run",
+            json.dumps(
+                {
+                    "at": time.time(),
+                    "files": stats.files,
+                    "chunks": stats.chunks,
+                    "deleted": stats.deleted_chunks,
+                    "errors": len(stats.errors),
+                    "seconds": round(stats.seconds, 3),
+                }
+            ),
+        )
 
 
-def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | None = None,
-            reporter: Reporter | None = None, full: bool = False,
-            embedder: Embedder | None = None, kind: str | None = None,
-            make: MakeEmbedder = create_embedder) -> IndexStats:
+def reindex(
+    paths: Iterable[str | Path] | None = None,
+    *,
+    settings: Settings | None = None,
+    reporter: Reporter | None = None,
+    full: bool = False,
+    embedder: Embedder | None = None,
+    kind: str | None = None,
+    make: MakeEmbedder = create_embedder,
+) -> IndexStats:
     """Index what changed under the roots (or only `paths`), as a one-shot writer.
 
     Takes the writer lock, opens the one write connection, runs `run_index`, closes it.
@@ -216,9 +274,19 @@ def reindex(paths: Iterable[str | Path] | None = None, *, settings: Settings | N
     with writer_lock(settings):
         conn = open_writer(settings)
         try:
-            embedder, reason = prepare_embedder(conn, settings, reporter, embedder, load=True,
-                                                make=make)
-            return run_index(conn, settings, embedder, reporter, paths=paths, full=full,
-                             kind=kind, missing_reason=reason, started=started).stats
+            embedder, reason = prepare_embedder(
+                conn, settings, reporter, embedder, load=True, make=make
+            )
+            return run_index(
+                conn,
+                settings,
+                embedder,
+                reporter,
+                paths=paths,
+                full=full,
+                kind=kind,
+                missing_reason=reason,
+                started=started,
+            ).stats
         finally:
             conn.close()

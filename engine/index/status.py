@@ -15,8 +15,9 @@ from engine.store.sql import chunks, database, state
 
 def file_sizes(settings: Settings) -> DiskUsage:
     path = settings.db_path
-    db_file, wal, shm = (bytes_on_disk(path.with_name(path.name + suffix))
-                         for suffix in ("", "-wal", "-shm"))
+    db_file, wal, shm = (
+        bytes_on_disk(path.with_name(path.name + suffix)) for suffix in ("", "-wal", "-shm")
+    )
     return DiskUsage(db=db_file, db_wal=wal, db_shm=shm)
 
 
@@ -31,9 +32,14 @@ def collect_status(settings: Settings) -> IndexStatus:
         last_run = db.get_meta(conn, "last_run")
         slots = dead_slots(conn)
         return IndexStatus(
-            db=str(settings.db_path), roots=tuple(str(r) for r in settings.roots), files=files,
-            per_type=per_type, counts=db.counts(conn), embedder=db.get_meta(conn, "embedder"),
-            vec_table=db.active_vec_table(conn), reembed=vectors.build_progress(conn),
+            db=str(settings.db_path),
+            roots=tuple(str(r) for r in settings.roots),
+            files=files,
+            per_type=per_type,
+            counts=db.counts(conn),
+            embedder=db.get_meta(conn, "embedder"),
+            vec_table=db.active_vec_table(conn),
+            reembed=vectors.build_progress(conn),
             sizes=file_sizes(settings),
             free_page_fraction=round(free_pages / page_count, 4) if page_count else 0.0,
             errors=tuple((f, e) for f, e in errors),
@@ -42,6 +48,7 @@ def collect_status(settings: Settings) -> IndexStatus:
             maintenance_suggested=max(slots.fraction, free_pages / max(page_count, 1))
             >= settings.maintenance.bloat_threshold,
             schema_version=db.get_meta(conn, "schema_version"),
-            log=str(settings.log_path) if os.path.exists(settings.log_path) else None)
+            log=str(settings.log_path) if os.path.exists(settings.log_path) else None,
+        )
     finally:
         conn.close()

@@ -80,16 +80,24 @@ class _Reporter:
 class Watcher:
     """Watch the roots and keep the index fresh; start/stop/pause/resume from any thread."""
 
-    def __init__(self, settings: Settings, *, on_indexed: IndexedCallback | None = None,
-                 on_error: ErrorCallback | None = None, on_notice: NoticeCallback | None = None,
-                 writer: Writer | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        on_indexed: IndexedCallback | None = None,
+        on_error: ErrorCallback | None = None,
+        on_notice: NoticeCallback | None = None,
+        writer: Writer | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.settings = settings
         self.on_indexed = on_indexed or _ignore
         self.on_error = on_error or _ignore
         self.on_notice = on_notice or _ignore
         self._own_writer = writer is None
-        self.writer = writer or Writer(settings, embedder=embedder,
-                                       reporter=_Reporter(self._report_error))
+        self.writer = writer or Writer(
+            settings, embedder=embedder, reporter=_Reporter(self._report_error)
+        )
         self.polling = bool(settings.watch.polling)
         self._debounce = float(settings.watch.debounce_seconds)
         self._reconcile_every = float(settings.watch.reconcile_seconds)
@@ -161,8 +169,13 @@ class Watcher:
     def status(self) -> dict[str, Any]:
         with self._lock:
             pending = len(self._pending)
-        return {"paused": self._paused, "polling": self.polling, "pending": pending,
-                "busy": self.writer.busy, "observer_restarts": self.restarts}
+        return {
+            "paused": self._paused,
+            "polling": self.polling,
+            "pending": pending,
+            "busy": self.writer.busy,
+            "observer_restarts": self.restarts,
+        }
 
     # -- events -----------------------------------------------------------------------------
 
@@ -170,8 +183,11 @@ class Watcher:
         """A path may have changed; index it once it has been quiet for the debounce period."""
         if self._paused or path.startswith(self._db_prefixes):
             return
-        if not is_directory and not Path(path).is_dir() and classify(
-                Path(path), self.settings) is None:
+        if (
+            not is_directory
+            and not Path(path).is_dir()
+            and classify(Path(path), self.settings) is None
+        ):
             return
         now = time.monotonic()
         with self._lock:
@@ -199,8 +215,11 @@ class Watcher:
         now = time.monotonic()
         with self._lock:
             # Quiet for the debounce period, or changing for too long (a log written nonstop).
-            due = [p for p, (first, last) in self._pending.items()
-                   if now - last >= self._debounce or now - first >= self._max_wait]
+            due = [
+                p
+                for p, (first, last) in self._pending.items()
+                if now - last >= self._debounce or now - first >= self._max_wait
+            ]
             for path in due:
                 del self._pending[path]
         if due and not self._paused:
@@ -244,8 +263,11 @@ class Watcher:
             if self.polling or exc.errno not in WATCH_LIMIT_ERRNOS:
                 raise
             self.polling = True
-            self._safely(self.on_notice, "the inotify watch limit is reached "
-                         "(raise fs.inotify.max_user_watches); polling the roots instead")
+            self._safely(
+                self.on_notice,
+                "the inotify watch limit is reached "
+                "(raise fs.inotify.max_user_watches); polling the roots instead",
+            )
             return self._make_observer(True)
 
     def _make_observer(self, polling: bool) -> BaseObserver:
@@ -271,8 +293,11 @@ class Watcher:
 
     def _supervise(self) -> None:
         observer = self._observer
-        if observer is not None and observer.is_alive() and all(
-                e.is_alive() for e in observer.emitters):
+        if (
+            observer is not None
+            and observer.is_alive()
+            and all(e.is_alive() for e in observer.emitters)
+        ):
             return
         if time.monotonic() < self._next_restart:
             return

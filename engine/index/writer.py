@@ -41,8 +41,14 @@ class BatchResult:
 class Writer:
     """A single-thread executor that owns the write connection and the embedder."""
 
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None,
-                 reporter: Reporter | None = None, embedders: EmbedderPool | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        reporter: Reporter | None = None,
+        embedders: EmbedderPool | None = None,
+    ) -> None:
         """`embedders`: the engine's pool, so the writer and the readers share one model."""
         self.settings = settings
         self._make = create_embedder if embedders is None else embedders.get
@@ -105,21 +111,35 @@ class Writer:
             self._conn = open_writer(self.settings)
         return self._conn
 
-    def _run(self, kind: str, paths: Sequence[str] | None = None,
-             full: bool = False) -> BatchResult:
+    def _run(
+        self, kind: str, paths: Sequence[str] | None = None, full: bool = False
+    ) -> BatchResult:
         """One `run_index` on the writer's connection, under the writer lock; a stop
         requested meanwhile ends it between two files."""
         started = time.perf_counter()
         with writer_lock(self.settings):
             conn = self._connection()
             self._embedder, reason = prepare_embedder(
-                conn, self.settings, self.reporter, self._embedder,
-                load=not self._embedder_tried, make=self._make)
+                conn,
+                self.settings,
+                self.reporter,
+                self._embedder,
+                load=not self._embedder_tried,
+                make=self._make,
+            )
             self._embedder_tried = True
-            result = run_index(conn, self.settings, self._embedder, self.reporter, paths=paths,
-                               full=full, kind="watch" if paths is not None else kind,
-                               missing_reason=reason, should_stop=self._stopping.is_set,
-                               started=started)
+            result = run_index(
+                conn,
+                self.settings,
+                self._embedder,
+                self.reporter,
+                paths=paths,
+                full=full,
+                kind="watch" if paths is not None else kind,
+                missing_reason=reason,
+                should_stop=self._stopping.is_set,
+                started=started,
+            )
         return BatchResult(kind, result.stats, result.changes)
 
     def _maintenance(self, vacuum: bool) -> MaintenanceResult:

@@ -18,10 +18,17 @@ from engine.search.filters import Filters, chunk_filter_sql
 from engine.store.sql.fts import type_counts_sql
 
 
-def type_counts(conn: apsw.Connection, query: str, *, matcher: PeopleMatcher | None = None,
-                since: str | None = None, until: str | None = None,
-                people: Sequence[str] = (), prefix: bool = False,
-                stop_words: bool = True) -> dict[str, int]:
+def type_counts(
+    conn: apsw.Connection,
+    query: str,
+    *,
+    matcher: PeopleMatcher | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    people: Sequence[str] = (),
+    prefix: bool = False,
+    stop_words: bool = True,
+) -> dict[str, int]:
     """Matching chunks per source type, most first; {} for a query with no keywords."""
     expression = fts.match_expression(fts.query_terms(query, stop_words), prefix_last=prefix)
     if expression is None:

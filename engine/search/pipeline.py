@@ -47,17 +47,27 @@ class SearchResponse:
     took_ms: float = 0.0
 
     def as_json(self) -> dict[str, Any]:
-        return {"query": self.query, "mode": self.mode, "took_ms": round(self.took_ms, 2),
-                "warnings": self.warnings, "results": [r.as_json() for r in self.results]}
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "took_ms": round(self.took_ms, 2),
+            "warnings": self.warnings,
+            "results": [r.as_json() for r in self.results],
+        }
 
 
 class Searcher:
     """A read connection, the query embedder and the people table, reused across queries."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None, *,
-                 vector_cache: VectorCache | bool | None = None,
-                 embedders: EmbedderPool | None = None,
-                 people: Sequence[Person] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        *,
+        vector_cache: VectorCache | bool | None = None,
+        embedders: EmbedderPool | None = None,
+        people: Sequence[Person] | None = None,
+    ) -> None:
         """`vector_cache`: serve the vector side from an in-memory matrix
         (engine/search/vector_cache.py): a `VectorCache` to share (an engine's readers do),
         True for one of its own, False for none, None to follow `search.vector_cache`. A
@@ -87,8 +97,14 @@ class Searcher:
 
     # -- retrievers -------------------------------------------------------------------------
 
-    def bm25(self, terms: list[str], k: int, filters: Filters, prefix: bool = False,
-             require_all: bool = False) -> list[int]:
+    def bm25(
+        self,
+        terms: list[str],
+        k: int,
+        filters: Filters,
+        prefix: bool = False,
+        require_all: bool = False,
+    ) -> list[int]:
         expression = fts.match_expression(terms, prefix_last=prefix, require_all=require_all)
         if expression is None:
             return []
@@ -116,17 +132,27 @@ class Searcher:
             rows = self.conn.execute(chunks.exact_knn_sql(where), (*params, blob, k)).fetchall()
             return [r[0] for r in rows]
         where, params = vec_filter_sql(filters)
-        rows = self.conn.execute(vec.knn_sql(table, where),
-                                 (blob, min(k, KNN_MAX), *params)).fetchall()
+        rows = self.conn.execute(
+            vec.knn_sql(table, where), (blob, min(k, KNN_MAX), *params)
+        ).fetchall()
         return [r[0] for r in rows]
 
     # -- pipeline ---------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int | None = None,
-               source_types: Sequence[str] | None = None, *, since: str | None = None,
-               until: str | None = None, people: Sequence[str] | None = None,
-               mode: str = "hybrid", explain: bool = False, prefix: bool = False,
-               now: datetime | None = None) -> SearchResponse:
+    def search(
+        self,
+        query: str,
+        limit: int | None = None,
+        source_types: Sequence[str] | None = None,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        people: Sequence[str] | None = None,
+        mode: str = "hybrid",
+        explain: bool = False,
+        prefix: bool = False,
+        now: datetime | None = None,
+    ) -> SearchResponse:
         started = time.perf_counter()
         if mode not in MODES:
             raise SearchError(f"unknown mode '{mode}' (use one of: {', '.join(MODES)})")
@@ -134,8 +160,8 @@ class Searcher:
         limit = limit or cfg.limit
         if limit < 1:
             raise SearchError("limit must be at least 1")
-        filters = Filters(tuple(source_types or ()), _iso(since, "since"), _iso(until, "until"),
-                          self._people(people or ()))
+        filters = Filters(tuple(source_types or ()), _iso(since, "since"), _iso(until, "until"))
+        filters = replace(filters, people=self._people(people or ()))
         warnings: list[str] = []
         query = query.replace("\x00", " ")[:2000]
         terms = fts.query_terms(query, cfg.stop_words)
@@ -147,17 +173,22 @@ class Searcher:
             lists, mode = self._retrieve(query, terms, k, filters, mode, prefix, warnings)
             candidates = self._fuse(lists)
             rows = self._rows([c.key for c in candidates])
-            candidates = [replace(c, source_type=rows[int(c.key)]["source_type"],
-                                  source_file=rows[int(c.key)]["source_file"],
-                                  content_date=rows[int(c.key)]["content_date"])
-                          for c in candidates if int(c.key) in rows]
+            candidates = _located(candidates, rows)
             candidates = self._rank(candidates, query, filters, now, limit)[:limit]
             results = self._dress(candidates, rows, terms, explain)
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(query, mode, results, warnings, took)
 
-    def _retrieve(self, query: str, terms: list[str], k: int, filters: Filters, mode: str,
-                  prefix: bool, warnings: list[str]) -> tuple[dict[str, list[int]], str]:
+    def _retrieve(
+        self,
+        query: str,
+        terms: list[str],
+        k: int,
+        filters: Filters,
+        mode: str,
+        prefix: bool,
+        warnings: list[str],
+    ) -> tuple[dict[str, list[int]], str]:
         """Each retriever's ranked seqs, and the mode used (bm25 when the vector side
         cannot run: no model, a failing server, an empty query)."""
         lists: dict[str, list[int]] = {}
@@ -179,30 +210,52 @@ class Searcher:
 
     def _fuse(self, lists: dict[str, list[int]]) -> list[stages.Candidate]:
         cfg = self.config
-        weights = {"bm25": cfg.bm25_weight, "vector": cfg.vector_weight,
-                   "exact": cfg.exact_weight}
-        fused = stages.rrf_fuse({n: [str(x) for x in v] for n, v in lists.items()},
-                                cfg.rrf_k, weights)
-        out = [stages.Candidate(key, score, ranks=ranks, explain={"rrf": round(score, 6), **{
-            f"{n}_rank": r + 1 for n, r in ranks.items()}}) for key, (score, ranks) in fused.items()]
+        weights = {"bm25": cfg.bm25_weight, "vector": cfg.vector_weight, "exact": cfg.exact_weight}
+        fused = stages.rrf_fuse(
+            {n: [str(x) for x in v] for n, v in lists.items()}, cfg.rrf_k, weights
+        )
+        out = [
+            stages.Candidate(
+                key,
+                score,
+                ranks=ranks,
+                explain={"rrf": round(score, 6), **{f"{n}_rank": r + 1 for n, r in ranks.items()}},
+            )
+            for key, (score, ranks) in fused.items()
+        ]
         return sorted(out, key=lambda c: c.score, reverse=True)
 
-    def _rank(self, candidates: list[stages.Candidate], query: str, filters: Filters,
-              now: datetime | None, limit: int) -> list[stages.Candidate]:
+    def _rank(
+        self,
+        candidates: list[stages.Candidate],
+        query: str,
+        filters: Filters,
+        now: datetime | None,
+        limit: int,
+    ) -> list[stages.Candidate]:
         cfg, fixed_now = self.config, self.settings.now
         if cfg.recency:
             clock = now or (datetime.fromisoformat(fixed_now) if fixed_now else datetime.now())
-            candidates = stages.apply_recency(candidates, clock, cfg.half_lives,
-                                              cfg.default_half_life, cfg.decay_floor,
-                                              cfg.recency_weight)
+            candidates = stages.apply_recency(
+                candidates,
+                clock,
+                cfg.half_lives,
+                cfg.default_half_life,
+                cfg.decay_floor,
+                cfg.recency_weight,
+            )
         if cfg.entity_injection and not filters.source_types:
             person = self.matcher.find(query)
-            profile = None if person is None else stages.Candidate(
-                f"profile:{person.slug}", 0.0, source_type="profile")
+            profile = (
+                None
+                if person is None
+                else stages.Candidate(f"profile:{person.slug}", 0.0, source_type="profile")
+            )
             candidates = stages.inject_entity(candidates, profile, head=limit)
         if cfg.diversity:
-            candidates = stages.mmr_diversify(candidates, cfg.mmr_top, cfg.mmr_lambda,
-                                              cfg.max_per_type)
+            candidates = stages.mmr_diversify(
+                candidates, cfg.mmr_top, cfg.mmr_lambda, cfg.max_per_type
+            )
         return candidates
 
     def _rows(self, keys: list[str]) -> dict[int, dict[str, Any]]:
@@ -210,8 +263,17 @@ class Searcher:
         if not seqs:
             return {}
         cursor = self.conn.execute(chunks.rows_by_seq_sql(len(seqs)), seqs)
-        names = ("seq", "id", "source_file", "source_type", "content", "content_date", "title",
-                 "location", "metadata")
+        names = (
+            "seq",
+            "id",
+            "source_file",
+            "source_type",
+            "content",
+            "content_date",
+            "title",
+            "location",
+            "metadata",
+        )
         return {row[0]: dict(zip(names, row, strict=True)) for row in cursor}
 
     def _highlights(self, terms: list[str], seqs: list[int]) -> dict[int, str]:
@@ -223,8 +285,13 @@ class Searcher:
         except apsw.Error:
             return {}
 
-    def _dress(self, candidates: list[stages.Candidate], rows: dict[int, dict[str, Any]],
-               terms: list[str], explain: bool) -> list[SearchResult]:
+    def _dress(
+        self,
+        candidates: list[stages.Candidate],
+        rows: dict[int, dict[str, Any]],
+        terms: list[str],
+        explain: bool,
+    ) -> list[SearchResult]:
         seqs = [int(c.key) for c in candidates if c.key.isdigit()]
         marked = self._highlights(terms, seqs)
         results = []
@@ -233,14 +300,25 @@ class Searcher:
                 results.append(self._profile_result(c, explain))
                 continue
             row = rows[int(c.key)]
-            snippet, matched = make_snippet(row["content"], marked.get(row["seq"]),
-                                            self.config.snippet_chars)
-            results.append(SearchResult(
-                id=row["id"], content=row["content"], source_file=row["source_file"],
-                source_type=row["source_type"], score=c.score, matched_terms=matched,
-                content_date=row["content_date"], title=row["title"], snippet=snippet,
-                location=row["location"], profile=None,
-                explain=dict(c.explain) if explain else None))
+            snippet, matched = make_snippet(
+                row["content"], marked.get(row["seq"]), self.config.snippet_chars
+            )
+            results.append(
+                SearchResult(
+                    id=row["id"],
+                    content=row["content"],
+                    source_file=row["source_file"],
+                    source_type=row["source_type"],
+                    score=c.score,
+                    matched_terms=matched,
+                    content_date=row["content_date"],
+                    title=row["title"],
+                    snippet=snippet,
+                    location=row["location"],
+                    profile=None,
+                    explain=dict(c.explain) if explain else None,
+                )
+            )
         return results
 
     def _profile_result(self, c: stages.Candidate, explain: bool) -> SearchResult:
@@ -248,10 +326,16 @@ class Searcher:
         person = next(p for p in self.matcher.people if p.slug == slug)
         text = profile_text(person)
         return SearchResult(
-            id=c.key, content=text, source_file=str(self.settings.people_file),
-            source_type="profile", score=c.score, title=person.name,
-            snippet=text[: self.config.snippet_chars], profile=person.as_dict(),
-            explain=dict(c.explain) if explain else None)
+            id=c.key,
+            content=text,
+            source_file=str(self.settings.people_file),
+            source_type="profile",
+            score=c.score,
+            title=person.name,
+            snippet=text[: self.config.snippet_chars],
+            profile=person.as_dict(),
+            explain=dict(c.explain) if explain else None,
+        )
 
     def _people(self, names: Sequence[str]) -> tuple[Person, ...]:
         found = []
@@ -273,8 +357,26 @@ def _iso(value: str | None, what: str) -> str | None:
         raise SearchError(f"--{what} must be a date like 2026-05-31, got '{value}'") from None
 
 
-def _vector_cache(settings: Settings,
-                  wanted: VectorCache | bool | None) -> tuple[VectorCache | None, bool]:
+def _located(
+    candidates: list[stages.Candidate], rows: dict[int, dict[str, Any]]
+) -> list[stages.Candidate]:
+    """The candidates whose rows this snapshot holds, with their type, file and date (a
+    vector hit from a cache a commit ahead may be missing here: it is dropped)."""
+    return [
+        replace(
+            c,
+            source_type=rows[int(c.key)]["source_type"],
+            source_file=rows[int(c.key)]["source_file"],
+            content_date=rows[int(c.key)]["content_date"],
+        )
+        for c in candidates
+        if int(c.key) in rows
+    ]
+
+
+def _vector_cache(
+    settings: Settings, wanted: VectorCache | bool | None
+) -> tuple[VectorCache | None, bool]:
     """The cache a Searcher uses, and whether it is the Searcher's own (to close)."""
     if isinstance(wanted, VectorCache):
         return wanted, False

@@ -30,8 +30,9 @@ def index_settings(settings: Settings, stored: dict[str, Any] | None) -> Setting
     """Settings for the index's embedder: the configured ones if they name the same model."""
     if stored is None or all(settings[k] == stored.get(k, settings[k]) for k in IDENTITY):
         return settings
-    return settings.with_values(**{k.replace(".", "__"): v for k, v in stored.items()
-                                   if k in SETTINGS_BY_NAME})
+    return settings.with_values(
+        **{k.replace(".", "__"): v for k, v in stored.items() if k in SETTINGS_BY_NAME}
+    )
 
 
 def serves_index(conn: apsw.Connection, embedder: Embedder) -> bool:
@@ -45,9 +46,13 @@ def serves_index(conn: apsw.Connection, embedder: Embedder) -> bool:
 class QueryEmbedder:
     """Keeps the right embedder for the index across queries (and across a swap)."""
 
-    def __init__(self, settings: Settings, conn: apsw.Connection,
-                 embedder: Embedder | None = None,
-                 make: Callable[[Settings], Embedder] = create_embedder) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        conn: apsw.Connection,
+        embedder: Embedder | None = None,
+        make: Callable[[Settings], Embedder] = create_embedder,
+    ) -> None:
         """`embedder` fixes the model; otherwise `make` loads the index's (an engine passes
         its EmbedderPool's `get`, so its readers share one model)."""
         self.settings = settings
@@ -77,8 +82,10 @@ class QueryEmbedder:
             warnings.append(f"embedder unavailable, keyword results only: {self._error}")
             return None
         if not serves_index(self.conn, embedder):
-            warnings.append("the index was embedded with another model; run 'memex reindex' "
-                            "to re-embed. Keyword results only.")
+            warnings.append(
+                "the index was embedded with another model; run 'memex reindex' "
+                "to re-embed. Keyword results only."
+            )
             return None
         if time.monotonic() < self._rest_until:
             warnings.append(f"embedder failed recently, keyword results only: {self._error}")
@@ -92,7 +99,9 @@ class QueryEmbedder:
             return None
         dim = db.get_meta(self.conn, "dimension")
         if dim is not None and int(dim) != qvec.shape[-1]:
-            warnings.append(f"the query embedder gives {qvec.shape[-1]}-d vectors but the index "
-                            f"holds {dim}-d ones; keyword results only.")
+            warnings.append(
+                f"the query embedder gives {qvec.shape[-1]}-d vectors but the index "
+                f"holds {dim}-d ones; keyword results only."
+            )
             return None
         return np.asarray(qvec, dtype=np.float32)

@@ -25,8 +25,9 @@ class Candidate:
         return replace(self, explain={**self.explain, **notes})
 
 
-def rrf_fuse(lists: Mapping[str, Sequence[str]], k: float,
-             weights: Mapping[str, float] | None = None) -> dict[str, tuple[float, dict[str, int]]]:
+def rrf_fuse(
+    lists: Mapping[str, Sequence[str]], k: float, weights: Mapping[str, float] | None = None
+) -> dict[str, tuple[float, dict[str, int]]]:
     """Reciprocal Rank Fusion: score = Σ w / (k + rank + 1) over the lists that hold the key."""
     fused: dict[str, tuple[float, dict[str, int]]] = {}
     for name, keys in lists.items():
@@ -54,22 +55,29 @@ def recency_factor(age: float | None, half_life: float, floor: float) -> float:
     return float(max(floor, 2.0 ** (-age / half_life)))
 
 
-def apply_recency(candidates: Sequence[Candidate], now: datetime,
-                  half_lives: Mapping[str, float], default_half_life: float,
-                  floor: float, weight: float = 1.0) -> list[Candidate]:
+def apply_recency(
+    candidates: Sequence[Candidate],
+    now: datetime,
+    half_lives: Mapping[str, float],
+    default_half_life: float,
+    floor: float,
+    weight: float = 1.0,
+) -> list[Candidate]:
     """score *= (1 − weight) + weight × decay: `weight` 1 is the full decay, a small weight
     lets recency settle near-ties without burying old content that matches better."""
     out = []
     for c in candidates:
-        decay = recency_factor(age_days(c.content_date, now),
-                               half_lives.get(c.source_type, default_half_life), floor)
+        decay = recency_factor(
+            age_days(c.content_date, now), half_lives.get(c.source_type, default_half_life), floor
+        )
         factor = (1.0 - weight) + weight * decay
         out.append(replace(c, score=c.score * factor).noted(recency=round(factor, 4)))
     return sorted(out, key=lambda c: c.score, reverse=True)
 
 
-def inject_entity(candidates: Sequence[Candidate], profile: Candidate | None,
-                  head: int | None = None) -> list[Candidate]:
+def inject_entity(
+    candidates: Sequence[Candidate], profile: Candidate | None, head: int | None = None
+) -> list[Candidate]:
     """Insert one synthetic profile with a score near the median; skipped if already there.
 
     The median is taken over the first `head` candidates (the ones that will be shown), so
@@ -94,8 +102,9 @@ def similarity(a: Candidate, b: Candidate) -> float:
     return 0.0
 
 
-def mmr_diversify(candidates: Sequence[Candidate], top: int, lam: float,
-                  max_per_type: int) -> list[Candidate]:
+def mmr_diversify(
+    candidates: Sequence[Candidate], top: int, lam: float, max_per_type: int
+) -> list[Candidate]:
     """Greedy MMR over the head: λ·relevance − (1−λ)·max similarity, ≤ max_per_type per type.
 
     Relevance is the score scaled to the head's best, so λ means the same at any score scale.
@@ -109,8 +118,13 @@ def mmr_diversify(candidates: Sequence[Candidate], top: int, lam: float,
     per_type: dict[str, int] = {}
     while pool and len(head) < top:
         allowed = [c for c in pool if per_type.get(c.source_type, 0) < max_per_type] or pool
-        chosen = max(allowed, key=lambda c: lam * c.score / best - (1 - lam) * max(
-            (similarity(c, h) for h in head), default=0.0))
+        chosen = max(
+            allowed,
+            key=lambda c: (
+                lam * c.score / best
+                - (1 - lam) * max((similarity(c, h) for h in head), default=0.0)
+            ),
+        )
         pool.remove(chosen)
         head.append(chosen.noted(mmr_position=len(head)))
         per_type[chosen.source_type] = per_type.get(chosen.source_type, 0) + 1

@@ -98,15 +98,22 @@ class VectorCache:
 
     def _update(self) -> bool:
         current = self._embedded_ids()
-        keep = np.fromiter((current.get(int(s)) == i for s, i in zip(self.seqs, self.ids, strict=True)),
-                           dtype=bool, count=len(self))
+        keep = np.fromiter(
+            (current.get(int(s)) == i for s, i in zip(self.seqs, self.ids, strict=True)),
+            dtype=bool,
+            count=len(self),
+        )
         held = {int(s) for s in self.seqs[keep]}
         new = sorted(seq for seq in current if seq not in held)
         if keep.all() and not new:
             return False
         rows = self._read_rows(new)
         self.matrix, self.seqs, self.types, self.days = (
-            self.matrix[keep], self.seqs[keep], self.types[keep], self.days[keep])
+            self.matrix[keep],
+            self.seqs[keep],
+            self.types[keep],
+            self.days[keep],
+        )
         self.ids = [i for i, k in zip(self.ids, keep, strict=True) if k]
         if rows:
             self._append(rows)
@@ -119,9 +126,8 @@ class VectorCache:
             rows += self.conn.execute(chunks.embedded_rows_sql()).fetchall()
             return rows
         for start in range(0, len(seqs), LOAD_BATCH):
-            batch = seqs[start:start + LOAD_BATCH]
-            rows += self.conn.execute(chunks.embedded_rows_by_seq_sql(len(batch)),
-                                      batch).fetchall()
+            batch = seqs[start : start + LOAD_BATCH]
+            rows += self.conn.execute(chunks.embedded_rows_by_seq_sql(len(batch)), batch).fetchall()
         return rows
 
     def _replace(self, rows: list[tuple[int, str, bytes, str, str | None]]) -> None:
@@ -137,8 +143,11 @@ class VectorCache:
             return
         dim = len(rows[0][2]) // 4
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
-        types = np.fromiter((self.type_codes.setdefault(r[3], len(self.type_codes))
-                             for r in rows), dtype=np.int16, count=len(rows))
+        types = np.fromiter(
+            (self.type_codes.setdefault(r[3], len(self.type_codes)) for r in rows),
+            dtype=np.int16,
+            count=len(rows),
+        )
         days = np.fromiter((db.day_number(r[4]) for r in rows), dtype=np.int32, count=len(rows))
         seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         if len(self) and self.matrix.shape[1] == dim:
@@ -166,8 +175,10 @@ class VectorCache:
             where, params = chunk_filter_sql(Filters(people=people))
             if len(self._people) >= PEOPLE_MEMO:
                 self._people.clear()
-            self._people[key] = np.fromiter((r[0] for r in self.conn.execute(
-                chunks.embedded_seqs_where_sql(where), params)), dtype=np.int64)
+            self._people[key] = np.fromiter(
+                (r[0] for r in self.conn.execute(chunks.embedded_seqs_where_sql(where), params)),
+                dtype=np.int64,
+            )
         return self._people[key]
 
     def _mask(self, filters: Filters) -> npt.NDArray[np.bool_] | None:

@@ -60,7 +60,8 @@ def migrate(conn: apsw.Connection) -> None:
             set_meta(conn, "schema_version", str(SCHEMA_VERSION))
         elif int(version) > SCHEMA_VERSION:
             raise IndexError_(
-                f"the index was written by a newer Memex (schema {version} > {SCHEMA_VERSION})")
+                f"the index was written by a newer Memex (schema {version} > {SCHEMA_VERSION})"
+            )
 
 
 def has_schema(conn: apsw.Connection) -> bool:

@@ -25,8 +25,7 @@ from engine.embedders import Embedder, Vectors
 from engine.store import db
 from engine.store.sql import chunks, vec
 
-ACTIVE_KEYS = ("embedder", "embedder_name", "model_id", "dimension", "vec_table",
-               "embedder_config")
+ACTIVE_KEYS = ("embedder", "embedder_name", "model_id", "dimension", "vec_table", "embedder_config")
 PENDING_PREFIX = "pending_"
 BUILD_BATCH = 256
 Embed = Callable[[Sequence[str]], Vectors | None]
@@ -48,10 +47,14 @@ def embedder_config(embedder: Embedder) -> dict[str, Any]:
 
 
 def _meta_values(embedder: Embedder) -> dict[str, str]:
-    return {"embedder": embedder_key(embedder), "embedder_name": embedder.name,
-            "model_id": embedder.model_id, "dimension": str(embedder.dim),
-            "vec_table": table_name(embedder),
-            "embedder_config": json.dumps(embedder_config(embedder), sort_keys=True)}
+    return {
+        "embedder": embedder_key(embedder),
+        "embedder_name": embedder.name,
+        "model_id": embedder.model_id,
+        "dimension": str(embedder.dim),
+        "vec_table": table_name(embedder),
+        "embedder_config": json.dumps(embedder_config(embedder), sort_keys=True),
+    }
 
 
 def pending_table(conn: apsw.Connection) -> str | None:
@@ -94,13 +97,17 @@ def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
             if pending_table(conn):
                 _drop_pending(conn)
             return False
-        has_vectors = bool(active and db.table_exists(conn, active) and conn.execute(
-            chunks.any_embedded_sql()).fetchone())
+        has_vectors = bool(
+            active
+            and db.table_exists(conn, active)
+            and conn.execute(chunks.any_embedded_sql()).fetchone()
+        )
         if not has_vectors:
             _activate(conn, embedder)
             return True
         if db.get_meta(conn, PENDING_PREFIX + "embedder") == key and db.table_exists(
-                conn, table_name(embedder)):
+            conn, table_name(embedder)
+        ):
             return True
         _drop_pending(conn)
         values = _meta_values(embedder)
@@ -113,19 +120,19 @@ def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
 def missing_in(conn: apsw.Connection, table: str) -> list[int]:
     """Chunk seqs that have no row in `table`, in order."""
     have = {row[0] for row in conn.execute(vec.rowids_sql(table))}
-    return [seq for (seq,) in conn.execute(chunks.seqs_sql())
-            if seq not in have]
+    return [seq for (seq,) in conn.execute(chunks.seqs_sql()) if seq not in have]
 
 
-def fill_pending(conn: apsw.Connection, table: str, embed: Embed,
-                 on_batch: Callable[[int], None] | None = None) -> bool:
+def fill_pending(
+    conn: apsw.Connection, table: str, embed: Embed, on_batch: Callable[[int], None] | None = None
+) -> bool:
     """Embed every chunk missing from the table being built; True when it is complete.
 
     `embed` returns None when the embedder failed: the build stops and resumes next time.
     """
     todo = missing_in(conn, table)
     for start in range(0, len(todo), BUILD_BATCH):
-        batch = todo[start:start + BUILD_BATCH]
+        batch = todo[start : start + BUILD_BATCH]
         rows = conn.execute(chunks.to_embed_by_seq_sql(len(batch)), batch).fetchall()
         if not rows:
             continue
@@ -134,8 +141,14 @@ def fill_pending(conn: apsw.Connection, table: str, embed: Embed,
             return False
         with db.transaction(conn):
             for (seq, _, source_type, date), vector in zip(rows, embedded, strict=True):
-                insert_vector(conn, table, seq, np.asarray(vector, dtype=np.float32).tobytes(),
-                              source_type, date)
+                insert_vector(
+                    conn,
+                    table,
+                    seq,
+                    np.asarray(vector, dtype=np.float32).tobytes(),
+                    source_type,
+                    date,
+                )
         if on_batch is not None:
             on_batch(len(rows))
     return True
@@ -149,9 +162,10 @@ def swap(conn: apsw.Connection) -> bool:
             return False
         old = db.active_vec_table(conn)
         cursor = conn.cursor()
-        conn.executemany(chunks.update_embedding_sql(),
-                         ((blob, rowid) for rowid, blob in cursor.execute(
-                             vec.vectors_sql(table))))
+        conn.executemany(
+            chunks.update_embedding_sql(),
+            ((blob, rowid) for rowid, blob in cursor.execute(vec.vectors_sql(table))),
+        )
         for key in ACTIVE_KEYS:
             value = db.get_meta(conn, PENDING_PREFIX + key)
             if value is not None:
@@ -195,8 +209,14 @@ def active_config(conn: apsw.Connection) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def insert_vector(conn: apsw.Connection, table: str, seq: int, vector: bytes,
-                  source_type: str, content_date: str | None) -> None:
+def insert_vector(
+    conn: apsw.Connection,
+    table: str,
+    seq: int,
+    vector: bytes,
+    source_type: str,
+    content_date: str | None,
+) -> None:
     # vec0 has no upsert: DELETE then INSERT, inside the caller's transaction.
     conn.execute(vec.delete_sql(table), (seq,))
     conn.execute(vec.insert_sql(table), (seq, vector, source_type, db.day_number(content_date)))

@@ -16,8 +16,11 @@ def _backends():
     if spec is None or spec.origin is None:
         return []
     base = Path(spec.origin).parent
-    return sorted("pynput." + ".".join(p.relative_to(base).with_suffix("").parts)
-                  for p in base.glob("*/*.py") if p.stem != "__init__")
+    return sorted(
+        "pynput." + ".".join(p.relative_to(base).with_suffix("").parts)
+        for p in base.glob("*/*.py")
+        if p.stem != "__init__"
+    )
 
 
 hiddenimports = _backends()

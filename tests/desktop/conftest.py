@@ -22,8 +22,9 @@ def opener() -> RecordingOpener:
 
 
 @pytest.fixture
-def memex(qapp: Any, qtbot: Any, demo_index: Settings,
-          opener: RecordingOpener) -> Iterator[MemexApp]:
+def memex(
+    qapp: Any, qtbot: Any, demo_index: Settings, opener: RecordingOpener
+) -> Iterator[MemexApp]:
     """The app on the demo index, without watcher, tray or hotkey; the window shown."""
     app = start_app(qapp, demo_index.with_values(desktop__watching=False), opener)
     qtbot.addWidget(app.window)

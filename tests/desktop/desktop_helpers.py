@@ -41,13 +41,20 @@ def type_query(qtbot: Any, memex: MemexApp, text: str) -> None:
     window = memex.window
     window.query.clear()
     qtbot.keyClicks(window.query, text)
-    wait_for(qtbot, lambda: window.last_answer is not None
-             and window.last_answer.request == window.request()
-             and window.last_answer.request.query == text)
+    wait_for(
+        qtbot,
+        lambda: (
+            window.last_answer is not None
+            and window.last_answer.request == window.request()
+            and window.last_answer.request.query == text
+        ),
+    )
 
 
 def wait_request(qtbot: Any, memex: MemexApp) -> None:
     """Wait until the window shows the answer to what its controls ask for now."""
     window = memex.window
-    wait_for(qtbot, lambda: window.last_answer is not None
-             and window.last_answer.request == window.request())
+    wait_for(
+        qtbot,
+        lambda: window.last_answer is not None and window.last_answer.request == window.request(),
+    )

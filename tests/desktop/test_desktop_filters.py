@@ -13,7 +13,8 @@ from engine.store import db
 
 
 def test_person_query_shows_the_card_and_only_narrows_to_them(
-        qtbot: Any, memex: MemexApp, searcher: Searcher) -> None:
+    qtbot: Any, memex: MemexApp, searcher: Searcher
+) -> None:
     type_query(qtbot, memex, "Jonas")
     window = memex.window
     card = window.card
@@ -75,8 +76,9 @@ def test_tab_reaches_the_filters_in_order(qtbot: Any, memex: MemexApp) -> None:
         assert window.focusWidget() is widget
 
 
-def test_toggling_a_chip_requeries_with_the_filter(qtbot: Any, memex: MemexApp,
-                                                  searcher: Searcher) -> None:
+def test_toggling_a_chip_requeries_with_the_filter(
+    qtbot: Any, memex: MemexApp, searcher: Searcher
+) -> None:
     type_query(qtbot, memex, "standup")
     bar = memex.window.filters
     source_type = min(bar.counts, key=lambda t: bar.counts[t])  # the rarer type narrows most
@@ -101,7 +103,10 @@ def test_date_quick_pick_pushes_the_range_into_the_engine(qtbot: Any, memex: Mem
     bar.date.activated.emit(bar.date.currentIndex())
     wait_request(qtbot, memex)
     request = memex.window.last_answer.request
-    assert (request.since, request.until) == ("2026-06-01", "2026-06-30")  # 30 days up to the demo's today
+    assert (request.since, request.until) == (
+        "2026-06-01",
+        "2026-06-30",
+    )  # 30 days up to the demo's today
     dates = [r.content_date for r in memex.window.model.results]
     assert dates and all(d and "2026-06-01" <= d[:10] <= "2026-06-30" for d in dates)
 

@@ -26,8 +26,12 @@ def _env(tmp_path: Path, name: str) -> dict[str, str]:
     config = tmp_path / "desktop-config.toml"
     config.write_text(f'log_dir = "{tmp_path / "logs"}"\n\n[desktop]\nwatching = false\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEX_")}
-    env.update(QT_QPA_PLATFORM="offscreen", MEMEX_INSTANCE=name, MEMEX_CONFIG=str(config),
-               PYTHONPATH=str(ROOT))
+    env.update(
+        QT_QPA_PLATFORM="offscreen",
+        MEMEX_INSTANCE=name,
+        MEMEX_CONFIG=str(config),
+        PYTHONPATH=str(ROOT),
+    )
     return env
 
 
@@ -60,12 +64,17 @@ class _Lines:
 
 
 def _launch(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "desktop.launcher", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "desktop.launcher", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
-def test_a_second_launch_toggles_the_first(qapp: Any, tmp_path: Path,
-                                           demo_index: Settings) -> None:
+def test_a_second_launch_toggles_the_first(qapp: Any, tmp_path: Path, demo_index: Settings) -> None:
     name = f"memex-test-{uuid.uuid4().hex[:10]}"
     env = _env(tmp_path, name)
     index = ["--root", str(demo_index.roots[0]), "--db", str(demo_index.db_path)]
@@ -73,15 +82,27 @@ def test_a_second_launch_toggles_the_first(qapp: Any, tmp_path: Path,
     lines = _Lines(first)
     try:
         lines.wait_for(f"memex: running (instance {name})")
-        second = subprocess.run([sys.executable, "-m", "desktop.launcher", "--toggle"], cwd=ROOT,
-                                env=env, capture_output=True, text=True, timeout=LINE_TIMEOUT)
+        second = subprocess.run(
+            [sys.executable, "-m", "desktop.launcher", "--toggle"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=LINE_TIMEOUT,
+        )
         assert second.returncode == 0, second.stderr
         assert "already running" in second.stderr
         # No tray and no hotkey offscreen: the window opened at start, and a toggle minimises
         # it (hiding it would leave no way back).
         assert "received toggle; the window is minimised" in lines.wait_for("received toggle")
-        third = subprocess.run([sys.executable, "-m", "desktop.launcher", *index], cwd=ROOT,
-                               env=env, capture_output=True, text=True, timeout=LINE_TIMEOUT)
+        third = subprocess.run(
+            [sys.executable, "-m", "desktop.launcher", *index],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=LINE_TIMEOUT,
+        )
         assert third.returncode == 0 and "already running" in third.stderr
         assert "the window is shown" in lines.wait_for("received toggle")
         assert send(name, "quit")
@@ -125,10 +146,26 @@ def test_self_test_command_on_the_demo_index(tmp_path: Path, demo_index: Setting
     shot = tmp_path / "shot.png"
     env = _env(tmp_path, f"memex-selftest-{uuid.uuid4().hex[:8]}")
     done = subprocess.run(
-        [sys.executable, "-m", "desktop.launcher", "--self-test", "--root",
-         str(demo_index.roots[0]), "--db", str(demo_index.db_path), "--query", "Priya",
-         "--screenshot", str(shot)], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "desktop.launcher",
+            "--self-test",
+            "--root",
+            str(demo_index.roots[0]),
+            "--db",
+            str(demo_index.db_path),
+            "--query",
+            "Priya",
+            "--screenshot",
+            str(shot),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     verdict = done.stdout.strip().splitlines()[-1]
     assert verdict.startswith("memex self-test: ok — ") and "profile card: Priya Raman" in verdict
@@ -140,9 +177,24 @@ def test_self_test_fails_with_one_line(tmp_path: Path, demo_index: Settings) -> 
     not_an_index.write_bytes(b"")
     env = _env(tmp_path, f"memex-selftest-{uuid.uuid4().hex[:8]}")
     done = subprocess.run(
-        [sys.executable, "-m", "desktop.launcher", "--self-test", "--root",
-         str(demo_index.roots[0]), "--db", str(not_an_index), "--query", "Priya"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "desktop.launcher",
+            "--self-test",
+            "--root",
+            str(demo_index.roots[0]),
+            "--db",
+            str(not_an_index),
+            "--query",
+            "Priya",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1
     [verdict] = done.stdout.strip().splitlines()
     assert verdict.startswith("memex self-test: FAILED — the search failed: ")

@@ -32,8 +32,10 @@ def memory_keyring() -> Iterator[dict[str, str]]:
 @pytest.fixture
 def configured(tmp_path: Path) -> Settings:
     config = tmp_path / "config.toml"
-    config.write_text(f'roots = ["{tmp_path / "vita"}"]\n\n[search]\nlimit = 7\n\n'
-                      '[[routes]]\npattern = "exports/*.jsonl"\nsource_type = "telegram"\n')
+    config.write_text(
+        f'roots = ["{tmp_path / "vita"}"]\n\n[search]\nlimit = 7\n\n'
+        '[[routes]]\npattern = "exports/*.jsonl"\nsource_type = "telegram"\n'
+    )
     return load_settings(config, env={})
 
 
@@ -45,7 +47,8 @@ def _check(dialog: SettingsDialog, source_type: str, on: bool) -> None:
 
 
 def test_settings_round_trip_keeps_the_key_out_of_the_file(
-        qtbot: Any, tmp_path: Path, configured: Settings, memory_keyring: dict[str, str]) -> None:
+    qtbot: Any, tmp_path: Path, configured: Settings, memory_keyring: dict[str, str]
+) -> None:
     dialog = SettingsDialog(configured)
     qtbot.addWidget(dialog)
     asked: list[str] = []
@@ -80,7 +83,8 @@ def test_settings_round_trip_keeps_the_key_out_of_the_file(
 
 
 def test_declining_the_embedder_switch_saves_nothing(
-        qtbot: Any, configured: Settings, memory_keyring: dict[str, str]) -> None:
+    qtbot: Any, configured: Settings, memory_keyring: dict[str, str]
+) -> None:
     before = configured.config_path.read_text()
     dialog = SettingsDialog(configured)
     qtbot.addWidget(dialog)
@@ -120,13 +124,22 @@ def test_the_config_writer_refuses_secrets_and_unknown_keys(tmp_path: Path) -> N
     assert tomllib.loads(path.read_text()) == {"roots": ["/x"], "desktop": {"theme": "dark"}}
 
 
-def test_saved_settings_apply_without_a_restart(qtbot: Any, qapp: Any, tmp_path: Path,
-                                                demo_index: Settings, opener: Any,
-                                                memory_keyring: dict[str, str]) -> None:
+def test_saved_settings_apply_without_a_restart(
+    qtbot: Any,
+    qapp: Any,
+    tmp_path: Path,
+    demo_index: Settings,
+    opener: Any,
+    memory_keyring: dict[str, str],
+) -> None:
     config = tmp_path / "app-config.toml"
     config.write_text("")
-    overrides = {"roots": [str(demo_index.roots[0])], "db": str(demo_index.db_path),
-                 "log_dir": str(tmp_path / "logs"), "desktop__watching": False}
+    overrides = {
+        "roots": [str(demo_index.roots[0])],
+        "db": str(demo_index.db_path),
+        "log_dir": str(tmp_path / "logs"),
+        "desktop__watching": False,
+    }
     settings = load_settings(config, env={}, now=demo_index.now, **overrides)
     memex = start_app(qapp, settings, opener, overrides=overrides)
     qtbot.addWidget(memex.window)

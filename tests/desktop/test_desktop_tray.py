@@ -19,14 +19,19 @@ from engine.settings import Settings
 def test_the_menu_has_every_action(memex: MemexApp) -> None:
     texts = [a.text() for a in memex.tray.menu.actions() if not a.isSeparator()]
     assert texts[0].startswith("Search\t") and "Ctrl+Alt+Space" in texts[0]
-    for wanted in ("Reindex now", "Rebuild vector index + VACUUM", "Pause watching", "Status…",
-                   "Settings…", "Quit Memex"):
+    for wanted in (
+        "Reindex now",
+        "Rebuild vector index + VACUUM",
+        "Pause watching",
+        "Status…",
+        "Settings…",
+        "Quit Memex",
+    ):
         assert any(t.startswith(wanted) for t in texts), wanted
     assert memex.window.menu_button.menu() is memex.tray.menu  # also reachable without a tray
 
 
-def test_reindex_now_runs_on_the_writer_and_updates_the_status(
-        qtbot: Any, memex: MemexApp) -> None:
+def test_reindex_now_runs_on_the_writer_and_updates_the_status(qtbot: Any, memex: MemexApp) -> None:
     before = memex.last_status.chunks
     note = memex.settings.roots[0] / "notes" / "desk-test.md"
     note.parent.mkdir(exist_ok=True)
@@ -54,8 +59,9 @@ def test_rebuild_runs_maintenance_and_reports_its_stats(qtbot: Any, memex: Memex
     memex.tray.maintenance_action.trigger()
     assert memex.tray.work.label == "Rebuilding vector index"
     assert "Rebuilding vector index" in memex.tray.tooltip()
-    wait_for(qtbot, lambda: any(n.title == "Vector index rebuilt"
-                                for n in memex.tray.notifications))
+    wait_for(
+        qtbot, lambda: any(n.title == "Vector index rebuilt" for n in memex.tray.notifications)
+    )
     text = next(n.text for n in memex.tray.notifications if n.title == "Vector index rebuilt")
     assert f"{memex.last_status.counts.vectors} vectors rebuilt" in text
     assert "reclaimed" in text
@@ -78,8 +84,9 @@ def test_maintenance_is_suggested_past_the_bloat_threshold(qtbot: Any, memex: Me
     assert [n.title for n in memex.tray.notifications].count("Maintenance suggested") == 1
 
 
-def test_pause_and_resume_watching(qtbot: Any, qapp: Any, demo_index: Settings,
-                                   opener: Any) -> None:
+def test_pause_and_resume_watching(
+    qtbot: Any, qapp: Any, demo_index: Settings, opener: Any
+) -> None:
     memex = start_app(qapp, demo_index, opener)  # watching on (the default)
     qtbot.addWidget(memex.window)
     try:
@@ -96,8 +103,9 @@ def test_pause_and_resume_watching(qtbot: Any, qapp: Any, demo_index: Settings,
         qapp.setQuitOnLastWindowClosed(True)
 
 
-def test_watcher_picks_up_a_new_file(qtbot: Any, qapp: Any, demo_index: Settings,
-                                     opener: Any) -> None:
+def test_watcher_picks_up_a_new_file(
+    qtbot: Any, qapp: Any, demo_index: Settings, opener: Any
+) -> None:
     settings = demo_index.with_values(watch__debounce_seconds=0.2)
     memex = start_app(qapp, settings, opener)
     qtbot.addWidget(memex.window)
@@ -108,8 +116,7 @@ def test_watcher_picks_up_a_new_file(qtbot: Any, qapp: Any, demo_index: Settings
         note = settings.roots[0] / "notes" / "watched.md"
         note.write_text("# Watched\n\nThe axolotl tank needs a new filter.\n")
         wait_for(qtbot, lambda: any(c.path == str(note) for b in batches for c in b.changes))
-        wait_for(qtbot, lambda: memex.last_status is not None
-                 and memex.last_status.chunks > 0)
+        wait_for(qtbot, lambda: memex.last_status is not None and memex.last_status.chunks > 0)
     finally:
         memex.shutdown()
         qapp.setQuitOnLastWindowClosed(True)

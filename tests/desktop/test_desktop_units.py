@@ -39,7 +39,7 @@ def test_relative_and_absolute_dates() -> None:
 def test_snippet_marks_become_bold_and_the_rest_is_escaped() -> None:
     html = snippet_html("a <b>tag</b> and **standup** & **Priya**", "#123456")
     assert "&lt;b&gt;tag&lt;/b&gt;" in html and "&amp;" in html
-    assert html.count('font-weight:600') == 2 and ">standup</span>" in html
+    assert html.count("font-weight:600") == 2 and ">standup</span>" in html
     marked = highlight_terms("Standups are\nstandard", ["standup"], "#1", "#2")
     assert ">Standups</span>" in marked and "standard" in marked and "<br>" in marked
 
@@ -63,9 +63,11 @@ def test_where_the_hotkey_cannot_work_the_app_says_how_to_bind_toggle() -> None:
     assert unsupported_reason({"DISPLAY": ":0"}, "linux") is None
     assert unsupported_reason({}, "win32") is None
     hotkey = GlobalHotkey(lambda: None)
-    status = hotkey.start("<ctrl>+<alt>+<space>",
-                          {"XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME"},
-                          qt_platform="wayland")
+    status = hotkey.start(
+        "<ctrl>+<alt>+<space>",
+        {"XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME"},
+        qt_platform="wayland",
+    )
     assert not status.ok
     assert "memex --toggle" in status.message and "Ctrl+Alt+Space" in status.message
     assert "Custom Shortcuts" in status.message
@@ -75,7 +77,10 @@ def test_where_the_hotkey_cannot_work_the_app_says_how_to_bind_toggle() -> None:
 
 def test_editor_command_templates() -> None:
     assert editor_argv("code --goto {file}:{line}", "/a b/c.md", 12) == [
-        "code", "--goto", "/a b/c.md:12"]
+        "code",
+        "--goto",
+        "/a b/c.md:12",
+    ]
     assert editor_argv("emacsclient +{line}", "/x.md", None) == ["emacsclient", "+1", "/x.md"]
     assert reveal_argv("/x.md", "darwin") == ["open", "-R", "/x.md"]
     assert reveal_argv("C:\\x.md", "win32") == ["explorer", "/select,C:\\x.md"]
@@ -84,8 +89,9 @@ def test_editor_command_templates() -> None:
 
 def test_start_at_login_files(tmp_path: Path) -> None:
     desktop_file = tmp_path / "autostart" / "memex.desktop"
-    autostart.set_start_at_login(True, platform="linux", path=desktop_file,
-                                 command=["/opt/memex/memex"])
+    autostart.set_start_at_login(
+        True, platform="linux", path=desktop_file, command=["/opt/memex/memex"]
+    )
     assert "Exec=/opt/memex/memex" in desktop_file.read_text()
     assert autostart.is_start_at_login(platform="linux", path=desktop_file)
     autostart.set_start_at_login(False, platform="linux", path=desktop_file)
@@ -94,18 +100,20 @@ def test_start_at_login_files(tmp_path: Path) -> None:
     autostart.set_start_at_login(True, platform="darwin", path=plist, command=["/A/memex"])
     assert plistlib.loads(plist.read_bytes())["ProgramArguments"] == ["/A/memex"]
     assert autostart.autostart_path("linux", home=tmp_path) == (
-        tmp_path / ".config" / "autostart" / "memex.desktop")
+        tmp_path / ".config" / "autostart" / "memex.desktop"
+    )
 
 
 def test_neighbours_are_the_chunks_around_a_hit_in_file_order(demo_index: Settings) -> None:
     conn = db.connect(demo_index.db_path, create=False)
     try:
         source_file, count = conn.execute(
-            "SELECT source_file, count(*) FROM chunks GROUP BY source_file "
-            "ORDER BY 2 DESC LIMIT 1").fetchone()
+            "SELECT source_file, count(*) FROM chunks GROUP BY source_file ORDER BY 2 DESC LIMIT 1"
+        ).fetchone()
         assert count >= 5
-        ordered = conn.execute("SELECT id FROM chunks WHERE source_file = ? ORDER BY ordinal",
-                               (source_file,)).fetchall()
+        ordered = conn.execute(
+            "SELECT id FROM chunks WHERE source_file = ? ORDER BY ordinal", (source_file,)
+        ).fetchall()
         middle = ordered[2][0]
         around = neighbours(conn, middle, before=2, after=2)
         assert [c.id for c in around] == [r[0] for r in ordered[:5]]

@@ -17,8 +17,9 @@ from engine.search.neighbours import neighbours
 from engine.store import db
 
 
-def test_typing_searches_and_fills_the_list(qtbot: Any, memex: MemexApp,
-                                            searcher: Searcher) -> None:
+def test_typing_searches_and_fills_the_list(
+    qtbot: Any, memex: MemexApp, searcher: Searcher
+) -> None:
     type_query(qtbot, memex, "standup")
     window = memex.window
     shown = [r.id for r in window.model.results]
@@ -123,8 +124,13 @@ def test_preview_shows_the_neighbours(qtbot: Any, memex: MemexApp) -> None:
     reader = db.connect(memex.settings.db_path, create=False)
     around = neighbours(reader, hit.id)
     reader.close()
-    context = [line.strip() for c in around if not c.is_hit for line in c.content.splitlines()
-               if len(line.strip()) > 12 and line.strip() not in hit.content]
+    context = [
+        line.strip()
+        for c in around
+        if not c.is_hit
+        for line in c.content.splitlines()
+        if len(line.strip()) > 12 and line.strip() not in hit.content
+    ]
     assert context, "the first hit's file has other chunks with their own lines"
     wait_for(qtbot, lambda: context[0] in window.preview.toPlainText())
     assert hit.content.splitlines()[0] in window.preview.toPlainText()
@@ -147,7 +153,8 @@ def test_empty_no_results_and_keyword_only_states(qtbot: Any, memex: MemexApp) -
 
     broken = Searcher(memex.settings, embedder=DeadEmbedder())  # type: ignore[arg-type]
     memex.tasks.search_fn = lambda r: SearchAnswer(
-        r, broken.search(r.query, r.limit, prefix=r.prefix), {})
+        r, broken.search(r.query, r.limit, prefix=r.prefix), {}
+    )
     type_query(qtbot, memex, "standup")
     broken.close()
     assert window.last_answer is not None and window.last_answer.response is not None

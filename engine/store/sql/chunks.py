@@ -5,12 +5,14 @@ from __future__ import annotations
 from engine.store.sql.base import placeholders
 
 _TO_EMBED = "SELECT seq, content, source_type, content_date FROM chunks"
-_EMBEDDED_ROWS = ("SELECT seq, id, embedding, source_type, content_date FROM chunks "
-                  "WHERE embedding IS NOT NULL")
+_EMBEDDED_ROWS = (
+    "SELECT seq, id, embedding, source_type, content_date FROM chunks WHERE embedding IS NOT NULL"
+)
 _NO_STATE = "(SELECT 1 FROM index_state s WHERE s.source_file = c.source_file)"
 
 
 # -- writing --------------------------------------------------------------------------------
+
 
 def insert_sql() -> str:
     """One new chunk; its seq is `last_insert_rowid()`.
@@ -18,9 +20,11 @@ def insert_sql() -> str:
     Bound: id, source_file, source_type, content, metadata, embedding, indexed_at,
     content_hash, content_date, title, location, people, ordinal.
     """
-    return ("INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "
-            "indexed_at, content_hash, content_date, title, location, people, ordinal) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    return (
+        "INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "
+        "indexed_at, content_hash, content_date, title, location, people, ordinal) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
 
 
 def delete_by_seq_sql() -> str:
@@ -45,11 +49,14 @@ def clear_embeddings_sql() -> str:
 
 def delete_orphans_sql() -> str:
     """Chunks of files that have no index_state row."""
-    return ("DELETE FROM chunks WHERE NOT EXISTS "
-            "(SELECT 1 FROM index_state s WHERE s.source_file = chunks.source_file)")
+    return (
+        "DELETE FROM chunks WHERE NOT EXISTS "
+        "(SELECT 1 FROM index_state s WHERE s.source_file = chunks.source_file)"
+    )
 
 
 # -- by file and position -------------------------------------------------------------------
+
 
 def ids_by_file_sql() -> str:
     """(id, seq) of one file's chunks (bound: source_file)."""
@@ -68,16 +75,21 @@ def position_by_id_sql() -> str:
 
 def neighbours_sql() -> str:
     """Chunks of one file in an ordinal range, in file order (bound: source_file, low, high)."""
-    return ("SELECT id, content, title, location, content_date, ordinal FROM chunks "
-            "WHERE source_file = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal, seq")
+    return (
+        "SELECT id, content, title, location, content_date, ordinal FROM chunks "
+        "WHERE source_file = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal, seq"
+    )
 
 
 # -- by seq ---------------------------------------------------------------------------------
 
+
 def rows_by_seq_sql(count: int) -> str:
     """What a search result shows, for `count` seqs (bound: the seqs)."""
-    return ("SELECT seq, id, source_file, source_type, content, content_date, title, location, "
-            f"metadata FROM chunks WHERE seq IN ({placeholders(count)})")
+    return (
+        "SELECT seq, id, source_file, source_type, content, content_date, title, location, "
+        f"metadata FROM chunks WHERE seq IN ({placeholders(count)})"
+    )
 
 
 def to_embed_by_seq_sql(count: int) -> str:
@@ -97,6 +109,7 @@ def seq_ids_sql() -> str:
 
 # -- vectors --------------------------------------------------------------------------------
 
+
 def unembedded_batch_sql() -> str:
     """The next chunks without a vector, in seq order (bound: limit)."""
     return f"{_TO_EMBED} WHERE embedding IS NULL ORDER BY seq LIMIT ?"
@@ -114,8 +127,10 @@ def any_embedded_sql() -> str:
 
 def embedded_vectors_sql() -> str:
     """Every stored vector with its vec0 metadata, in seq order."""
-    return ("SELECT seq, embedding, source_type, content_date FROM chunks "
-            "WHERE embedding IS NOT NULL ORDER BY seq")
+    return (
+        "SELECT seq, embedding, source_type, content_date FROM chunks "
+        "WHERE embedding IS NOT NULL ORDER BY seq"
+    )
 
 
 def embedded_rows_sql() -> str:
@@ -138,11 +153,14 @@ def exact_knn_sql(filter_sql: str) -> str:
 
     Bound: the filters' parameters, the query vector, k.
     """
-    return ("SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL"
-            f"{filter_sql} ORDER BY vec_distance_cosine(c.embedding, ?) LIMIT ?")
+    return (
+        "SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL"
+        f"{filter_sql} ORDER BY vec_distance_cosine(c.embedding, ?) LIMIT ?"
+    )
 
 
 # -- counts ---------------------------------------------------------------------------------
+
 
 def count_sql() -> str:
     """How many chunks."""

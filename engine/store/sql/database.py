@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 # A negative cache_size is KiB: 64 MiB of page cache; mmap 256 MiB.
-_SETTINGS = ("PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON", "PRAGMA cache_size=-65536",
-             "PRAGMA mmap_size=268435456")
+_SETTINGS = (
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA cache_size=-65536",
+    "PRAGMA mmap_size=268435456",
+)
 
 
 def connection_pragmas(readonly: bool) -> list[str]:

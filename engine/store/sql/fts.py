@@ -30,14 +30,18 @@ def highlight_sql(count: int) -> str:
 
     Bound: the MATCH expression, the rowids.
     """
-    return ("SELECT rowid, highlight(chunks_fts, 0, char(2), char(3)) FROM chunks_fts "
-            f"WHERE chunks_fts MATCH ? AND rowid IN ({placeholders(count)})")
+    return (
+        "SELECT rowid, highlight(chunks_fts, 0, char(2), char(3)) FROM chunks_fts "
+        f"WHERE chunks_fts MATCH ? AND rowid IN ({placeholders(count)})"
+    )
 
 
 def type_counts_sql(filter_sql: str) -> str:
     """Matching chunks per source type (bound: the MATCH expression, the filters' parameters)."""
-    return (f"SELECT c.source_type, count(*) {_MATCH_JOIN} "
-            f"WHERE chunks_fts MATCH ?{filter_sql} GROUP BY c.source_type")
+    return (
+        f"SELECT c.source_type, count(*) {_MATCH_JOIN} "
+        f"WHERE chunks_fts MATCH ?{filter_sql} GROUP BY c.source_type"
+    )
 
 
 def count_sql() -> str:

@@ -10,8 +10,10 @@ def select_value_sql() -> str:
 
 def upsert_sql() -> str:
     """Set one key (bound: key, value)."""
-    return ("INSERT INTO meta(key, value) VALUES(?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+    return (
+        "INSERT INTO meta(key, value) VALUES(?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+    )
 
 
 def delete_sql() -> str:

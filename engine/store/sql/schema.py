@@ -77,5 +77,7 @@ def create_statement_sql() -> str:
 
 def vec_tables_sql() -> str:
     """The names of every vec0 table."""
-    return ("SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND sql LIKE 'CREATE VIRTUAL TABLE%vec0%'")
+    return (
+        "SELECT name FROM sqlite_master WHERE type = 'table' "
+        "AND sql LIKE 'CREATE VIRTUAL TABLE%vec0%'"
+    )

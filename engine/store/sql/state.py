@@ -13,10 +13,12 @@ def upsert_sql() -> str:
 
     Bound: source_file, source_type, mtime, size, indexed_at, error.
     """
-    return ("INSERT INTO index_state(source_file, source_type, mtime, size, indexed_at, error) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(source_file) DO UPDATE SET "
-            "source_type = excluded.source_type, mtime = excluded.mtime, size = excluded.size, "
-            "indexed_at = excluded.indexed_at, error = excluded.error")
+    return (
+        "INSERT INTO index_state(source_file, source_type, mtime, size, indexed_at, error) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(source_file) DO UPDATE SET "
+        "source_type = excluded.source_type, mtime = excluded.mtime, size = excluded.size, "
+        "indexed_at = excluded.indexed_at, error = excluded.error"
+    )
 
 
 def delete_sql() -> str:
@@ -39,8 +41,9 @@ def known_under_sql() -> str:
 
     Bound: path, len(prefix), prefix, where prefix is the path with a trailing separator.
     """
-    return ("SELECT source_file FROM index_state WHERE source_file = ? "
-            "OR substr(source_file, 1, ?) = ?")
+    return (
+        "SELECT source_file FROM index_state WHERE source_file = ? OR substr(source_file, 1, ?) = ?"
+    )
 
 
 def count_sql() -> str:
@@ -50,5 +53,4 @@ def count_sql() -> str:
 
 def errors_sql() -> str:
     """Files whose last indexing failed, with the error, by path."""
-    return ("SELECT source_file, error FROM index_state WHERE error IS NOT NULL "
-            "ORDER BY source_file")
+    return "SELECT source_file, error FROM index_state WHERE error IS NOT NULL ORDER BY source_file"

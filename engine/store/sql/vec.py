@@ -11,8 +11,10 @@ from engine.store.sql.base import identifier
 
 def create_table_sql(table: str, dim: int) -> str:
     """The vec0 table: cosine KNN with source type and day as metadata filtered in the scan."""
-    return (f"CREATE VIRTUAL TABLE IF NOT EXISTS {identifier(table)} USING vec0("
-            f"embedding float[{int(dim)}] distance_metric=cosine, source_type text, day integer)")
+    return (
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {identifier(table)} USING vec0("
+        f"embedding float[{int(dim)}] distance_metric=cosine, source_type text, day integer)"
+    )
 
 
 def drop_table_sql(table: str) -> str:
@@ -22,8 +24,9 @@ def drop_table_sql(table: str) -> str:
 
 def insert_sql(table: str) -> str:
     """One vector (bound: rowid, embedding, source_type, day); vec0 has no upsert."""
-    return (f"INSERT INTO {identifier(table)}(rowid, embedding, source_type, day) "
-            "VALUES (?, ?, ?, ?)")
+    return (
+        f"INSERT INTO {identifier(table)}(rowid, embedding, source_type, day) VALUES (?, ?, ?, ?)"
+    )
 
 
 def delete_sql(table: str) -> str:
@@ -36,8 +39,10 @@ def knn_sql(table: str, filter_sql: str) -> str:
 
     Bound: the query vector, k (≤ 4096), the filters' parameters.
     """
-    return (f"SELECT rowid FROM {identifier(table)} WHERE embedding MATCH ? AND k = ?"
-            f"{filter_sql} ORDER BY distance")
+    return (
+        f"SELECT rowid FROM {identifier(table)} WHERE embedding MATCH ? AND k = ?"
+        f"{filter_sql} ORDER BY distance"
+    )
 
 
 def rowids_sql(table: str) -> str:
@@ -57,6 +62,7 @@ def count_sql(table: str) -> str:
 
 # -- shadow tables --------------------------------------------------------------------------
 
+
 def chunks_table(table: str) -> str:
     """The shadow table of vec0's fixed-size slot chunks."""
     return identifier(table) + "_chunks"
@@ -74,11 +80,15 @@ def slot_chunks_sql(table: str) -> str:
 
 def count_orphans_sql(table: str) -> str:
     """How many vectors have no chunk."""
-    return (f"SELECT count(*) FROM {rowids_table(table)} r "
-            "WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.seq = r.rowid)")
+    return (
+        f"SELECT count(*) FROM {rowids_table(table)} r "
+        "WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.seq = r.rowid)"
+    )
 
 
 def count_missing_sql(table: str) -> str:
     """How many embedded chunks have no vector."""
-    return ("SELECT count(*) FROM chunks c WHERE c.embedding IS NOT NULL "
-            f"AND NOT EXISTS (SELECT 1 FROM {rowids_table(table)} r WHERE r.rowid = c.seq)")
+    return (
+        "SELECT count(*) FROM chunks c WHERE c.embedding IS NOT NULL "
+        f"AND NOT EXISTS (SELECT 1 FROM {rowids_table(table)} r WHERE r.rowid = c.seq)"
+    )

@@ -1,0 +1,137 @@
+"""Every setting, declared once as data: dotted name, type, default and help text.
+
+`docs/configuration.md` is generated from this table (scripts/gen_config_docs.py), and a
+meta-test checks that the typed views (`engine.settings.views`) cover it exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One declared setting: its dotted name, type, default and help text."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+
+
+DEFAULT_HALF_LIVES: dict[str, float] = {
+    "slack": 35,
+    "telegram": 35,
+    "signal": 35,
+    "meeting": 60,
+    "email_catalog": 90,
+    "event": 60,
+    "garmin": 14,
+    "cgm": 14,
+    "observation": 365,
+    "quote": 365,
+    "story": 365,
+    "transcript": 120,
+    "voice": 60,
+    "checkin": 30,
+    "experiment": 60,
+    "interview": 365,
+    "interview_meta": 365,
+    "journal": 60,
+    "scratch": 14,
+    "board_summary": 60,
+    "rwgps_memory": 180,
+    "podcast_digest": 30,
+    "entity_file": 365,
+    "codebase_doc": 365,
+    "note": 60,
+}
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("roots", list, [], "Data layer root folders (MEMEX_ROOT, --root)."),
+    Setting("db", str, "", "Index file; empty means the platform data folder's memex.db."),
+    Setting("log_dir", str, "", "Run log folder; empty means the platform log folder."),
+    Setting(
+        "people_file", str, "profile/relationships.json", "Known people, relative to each root."
+    ),
+    Setting("max_file_bytes", int, 64 * 1024 * 1024, "Files larger than this are skipped."),
+    Setting("embedder.name", str, "local", "local | openai | sentence-transformers | hashing."),
+    Setting("embedder.model", str, "text-embedding-3-small", "Model id for remote embedders."),
+    Setting("embedder.base_url", str, "https://api.openai.com/v1", "OpenAI-compatible URL."),
+    Setting("embedder.dimensions", int, 1536, "Requested dimension for remote embedders."),
+    Setting("embedder.model_path", str, "", "Folder of a sentence-transformers model."),
+    Setting("embedder.batch_size", int, 32, "Texts per embedding batch."),
+    Setting("embedder.max_tokens", int, 256, "Tokens the local model reads per text."),
+    Setting("embedder.timeout_seconds", float, 30.0, "Request timeout for remote embedders."),
+    Setting("embedder.max_retries", int, 5, "Retries for remote embedders before giving up."),
+    Setting("search.limit", int, 10, "Results returned by default."),
+    Setting("search.overfetch", int, 5, "Each retriever fetches limit × overfetch candidates."),
+    Setting(
+        "search.min_candidates",
+        int,
+        50,
+        "Each retriever fetches at least this many candidates, whatever the limit.",
+    ),
+    Setting(
+        "search.rrf_k",
+        float,
+        10.0,
+        "Reciprocal Rank Fusion constant k (smaller trusts each list's head more).",
+    ),
+    Setting("search.bm25_weight", float, 1.0, "Weight of the keyword list in fusion."),
+    Setting("search.vector_weight", float, 1.0, "Weight of the vector list in fusion."),
+    Setting(
+        "search.exact_weight",
+        float,
+        1.0,
+        "Weight of the list of chunks holding every query term (hybrid only; 0 = off).",
+    ),
+    Setting("search.decay_floor", float, 0.25, "Recency decay never goes below this factor."),
+    Setting("search.default_half_life", float, 60.0, "Half-life (days) of unlisted types."),
+    Setting("search.half_lives", dict, DEFAULT_HALF_LIVES, "Half-life in days per source type."),
+    Setting("search.recency", bool, True, "Apply recency decay."),
+    Setting(
+        "search.recency_weight",
+        float,
+        0.2,
+        "Share of the score recency decay acts on: score × ((1 − w) + w × decay).",
+    ),
+    Setting("search.entity_injection", bool, True, "Inject a profile for a named person."),
+    Setting(
+        "search.diversity",
+        bool,
+        False,
+        "Apply MMR diversity to the head of the list (off: it cost relevance in benchmarks).",
+    ),
+    Setting("search.mmr_lambda", float, 0.7, "MMR trade-off between relevance and novelty."),
+    Setting("search.mmr_top", int, 7, "Size of the head that MMR reorders."),
+    Setting("search.max_per_type", int, 3, "At most this many hits of one type in the head."),
+    Setting("search.snippet_chars", int, 220, "Length of a snippet."),
+    Setting("search.stop_words", bool, True, "Drop English stop words from keyword queries."),
+    Setting(
+        "search.vector_cache",
+        bool,
+        True,
+        "Long-lived processes (desktop, engine.search) keep the vectors in memory for "
+        "vector search (~1.5 KB per chunk); one-shot `memex --search` never does.",
+    ),
+    Setting("watch.debounce_seconds", float, 2.0, "Quiet period before a changed file is indexed."),
+    Setting("watch.reconcile_seconds", float, 300.0, "Interval of the full mtime/size scan."),
+    Setting("watch.polling", bool, False, "Use the polling observer (network drives)."),
+    Setting(
+        "maintenance.bloat_threshold",
+        float,
+        0.25,
+        "Dead vector slots (fraction) at which maintenance is suggested.",
+    ),
+    Setting("desktop.hotkey", str, "<ctrl>+<alt>+<space>", "Global hotkey (pynput syntax)."),
+    Setting("desktop.editor_command", str, "", "Opener with {file} and {line}; empty: system."),
+    Setting("desktop.start_at_login", bool, False, "Start Memex when the user logs in."),
+    Setting("desktop.watching", bool, True, "Watch the data roots for changes."),
+    Setting("desktop.disabled_types", list, [], "Source types left out of the index."),
+    Setting("desktop.theme", str, "system", "Window theme: system, light or dark."),
+    Setting("desktop.result_limit", int, 30, "Hits the search window shows."),
+)
+
+SETTINGS_BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}

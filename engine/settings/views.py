@@ -1,0 +1,97 @@
+"""Typed, frozen views of the settings: what each part of the engine reads, checked by mypy.
+
+`Settings.search`, `.embedder`, `.watch`, `.maintenance` and `.desktop` build these from the
+one flat table of values; each field is the setting `<view>.<field>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The search pipeline's constants (`search.*`)."""
+
+    limit: int
+    overfetch: int
+    min_candidates: int
+    rrf_k: float
+    bm25_weight: float
+    vector_weight: float
+    exact_weight: float
+    decay_floor: float
+    default_half_life: float
+    half_lives: Mapping[str, float]
+    recency: bool
+    recency_weight: float
+    entity_injection: bool
+    diversity: bool
+    mmr_lambda: float
+    mmr_top: int
+    max_per_type: int
+    snippet_chars: int
+    stop_words: bool
+    vector_cache: bool
+
+
+@dataclass(frozen=True)
+class EmbedderSettings:
+    """Which embedder, and how it runs (`embedder.*`)."""
+
+    name: str
+    model: str
+    base_url: str
+    dimensions: int
+    model_path: str
+    batch_size: int
+    max_tokens: int
+    timeout_seconds: float
+    max_retries: int
+
+
+@dataclass(frozen=True)
+class WatchSettings:
+    """The file watcher (`watch.*`)."""
+
+    debounce_seconds: float
+    reconcile_seconds: float
+    polling: bool
+
+
+@dataclass(frozen=True)
+class MaintenanceSettings:
+    """When maintenance is suggested (`maintenance.*`)."""
+
+    bloat_threshold: float
+
+
+@dataclass(frozen=True)
+class DesktopSettings:
+    """The desktop app's user settings (`desktop.*`)."""
+
+    hotkey: str
+    editor_command: str
+    start_at_login: bool
+    watching: bool
+    disabled_types: tuple[str, ...]
+    theme: str
+    result_limit: int
+
+
+VIEWS: dict[str, type] = {
+    "search": SearchSettings,
+    "embedder": EmbedderSettings,
+    "watch": WatchSettings,
+    "maintenance": MaintenanceSettings,
+    "desktop": DesktopSettings,
+}
+View = TypeVar("View")
+
+
+def build_view(cls: type[View], values: Mapping[str, Any], prefix: str) -> View:
+    """The `prefix.*` settings as a frozen dataclass (lists become tuples)."""
+    picked = {f.name: values[f"{prefix}.{f.name}"] for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in picked.items()})
