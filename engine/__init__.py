@@ -14,11 +14,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Unpack
 
 from engine.core import Engine
 from engine.index.indexer import Reporter
 from engine.records import Chunk, IndexStats, Person, SearchResult
-from engine.search import SearchResponse
+from engine.search import SearchOptions, SearchResponse
 from engine.settings import Settings, load_settings
 
 __version__ = "0.1.0"
@@ -59,23 +60,12 @@ def search(
     limit: int | None = None,
     source_types: Sequence[str] | None = None,
     *,
-    since: str | None = None,
-    until: str | None = None,
-    people: Sequence[str] | None = None,
-    mode: str = "hybrid",
     settings: Settings | None = None,
+    **options: Unpack[SearchOptions],
 ) -> list[SearchResult]:
-    """Hybrid search over the configured index; see `search_response` for warnings and timing."""
-    return search_response(
-        query,
-        limit,
-        source_types,
-        since=since,
-        until=until,
-        people=people,
-        mode=mode,
-        settings=settings,
-    ).results
+    """Hybrid search over the configured index; see `search_response` for warnings and timing.
+    `options`: since, until, people, mode (hybrid | vector | bm25), explain, prefix."""
+    return search_response(query, limit, source_types, settings=settings, **options).results
 
 
 def search_response(
@@ -83,23 +73,11 @@ def search_response(
     limit: int | None = None,
     source_types: Sequence[str] | None = None,
     *,
-    since: str | None = None,
-    until: str | None = None,
-    people: Sequence[str] | None = None,
-    mode: str = "hybrid",
-    explain: bool = False,
     settings: Settings | None = None,
+    **options: Unpack[SearchOptions],
 ) -> SearchResponse:
-    return _default.get(settings).search(
-        query,
-        limit,
-        source_types,
-        since=since,
-        until=until,
-        people=people,
-        mode=mode,
-        explain=explain,
-    )
+    """The results with the mode used, warnings and timing."""
+    return _default.get(settings).search(query, limit, source_types, **options)
 
 
 def reindex(

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Unpack
 
 from engine.embedders import Embedder, EmbedderPool
 from engine.index.indexer import Reporter
@@ -26,7 +27,7 @@ from engine.index.runs import reindex
 from engine.index.writer import Writer
 from engine.people import load_people
 from engine.records import IndexStats, Person
-from engine.search import Searcher, SearchResponse
+from engine.search import Searcher, SearchOptions, SearchResponse
 from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
 
@@ -96,26 +97,10 @@ class Engine:
         query: str,
         limit: int | None = None,
         source_types: Sequence[str] | None = None,
-        *,
-        since: str | None = None,
-        until: str | None = None,
-        people: Sequence[str] | None = None,
-        mode: str = "hybrid",
-        explain: bool = False,
-        prefix: bool = False,
+        **options: Unpack[SearchOptions],
     ) -> SearchResponse:
         """Search on the calling thread's Searcher; see `Searcher.search`."""
-        return self.searcher().search(
-            query,
-            limit,
-            source_types,
-            since=since,
-            until=until,
-            people=people,
-            mode=mode,
-            explain=explain,
-            prefix=prefix,
-        )
+        return self.searcher().search(query, limit, source_types, **options)
 
     def people(self) -> list[Person]:
         """The known people, read once per `refresh`."""

@@ -37,6 +37,17 @@ def make_settings(root: Path | list[Path], db_path: Path, **overrides: Any) -> S
     )
 
 
+def cli_args(settings: Settings, extra_config: str = "") -> list[str]:
+    """`--root/--db/--config` for these settings, with a config file (beside the index) that
+    keeps the run log there and uses the hashing embedder."""
+    config = settings.db_path.parent / "cli.toml"
+    config.write_text(
+        f'log_dir = "{settings.log_path.parent}"\n{extra_config}[embedder]\nname = "hashing"\n'
+    )
+    root, db_file = str(settings.roots[0]), str(settings.db_path)
+    return ["--root", root, "--db", db_file, "--config", str(config)]
+
+
 def assert_consistent(db_path: Path) -> db.Counts:
     """Chunk, FTS and vector counts agree, and the FTS5 rank=1 integrity-check passes."""
     conn = db.connect(db_path, create=False)

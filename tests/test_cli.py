@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from engine.cli import run
 from engine.settings import Settings
 from engine.store import db
+from tests.conftest import cli_args
 from tests.test_indexing import write_layer
 
 RESULT_KEYS = {
@@ -90,46 +91,10 @@ def cli(*argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def layer(settings_factory: Callable[..., Settings], tmp_path: Path) -> list[str]:
+def layer(settings_factory: Callable[..., Settings]) -> list[str]:
     settings = settings_factory()
     write_layer(settings.roots[0])
-    config = tmp_path / "config.toml"
-    config.write_text('[embedder]\nname = "hashing"\n')
-    return [
-        "--root",
-        str(settings.roots[0]),
-        "--db",
-        str(settings.db_path),
-        "--config",
-        str(config),
-    ]
-
-
-def test_search_before_any_index_exits_3(layer: list[str]) -> None:
-    code, out, err = cli(*layer, "--search", "beans")
-    assert code == 3 and "no index" in err and "Traceback" not in err
-
-
-def test_reindex_search_status_discover(layer: list[str]) -> None:
-    code, out, _ = cli("reindex", *layer)
-    assert code == 0 and "new chunk(s)" in out
-    code, out, _ = cli(*layer, "--search", "climbing beans poles", "--json", "--limit", "3")
-    payload = json.loads(out)
-    assert code == 0 and set(payload) == {"query", "mode", "took_ms", "warnings", "results"}
-    assert payload["mode"] == "hybrid" and 1 <= len(payload["results"]) <= 3
-    top = payload["results"][0]
-    assert set(top) == RESULT_KEYS
-    assert "beans" in top["content"].lower() and "beans" in top["matched_terms"]
-    assert "**" in top["snippet"]
-    code, out, _ = cli(*layer, "--search", "beans", "--explain")
-    assert code == 0 and "explain:" in out and "bm25_rank" in out
-    code, out, _ = cli("status", *layer, "--json")
-    status = json.loads(out)
-    assert code == 0 and status["per_type"]["note"] == 3 and status["chunks"] > 20
-    code, out, _ = cli("discover", *layer)
-    assert code == 0 and "2 file(s)" in out
-    code, out, _ = cli("discover", *layer, "--changed")
-    assert code == 0 and "0 file(s)" in out
+    return cli_args(settings)
 
 
 @pytest.fixture
@@ -137,16 +102,7 @@ def logged_layer(settings_factory: Callable[..., Settings], tmp_path: Path) -> l
     """CLI arguments for an indexed layer whose run log stays in tmp_path."""
     settings = settings_factory()
     write_layer(settings.roots[0])
-    config = tmp_path / "logged.toml"
-    config.write_text(f'log_dir = "{settings.log_path.parent}"\n[embedder]\nname = "hashing"\n')
-    args = [
-        "--root",
-        str(settings.roots[0]),
-        "--db",
-        str(settings.db_path),
-        "--config",
-        str(config),
-    ]
+    args = cli_args(settings)
     assert cli("reindex", *args)[0] == 0
     return args
 

@@ -18,7 +18,7 @@ from engine.index.runs import reindex, writer_lock
 from engine.index.status import collect_status
 from engine.settings import Settings
 from engine.store import db
-from tests.conftest import assert_consistent
+from tests.conftest import assert_consistent, cli_args
 from tests.test_crash import build_layer
 
 
@@ -46,16 +46,7 @@ def cli(*argv: str) -> tuple[int, str, str]:
 
 
 def args_for(settings: Settings) -> list[str]:
-    config = settings.db_path.parent / "cli.toml"
-    config.write_text(f'log_dir = "{settings.log_path.parent}"\n[embedder]\nname = "hashing"\n')
-    return [
-        "--root",
-        str(settings.roots[0]),
-        "--db",
-        str(settings.db_path),
-        "--config",
-        str(config),
-    ]
+    return cli_args(settings)
 
 
 @pytest.fixture

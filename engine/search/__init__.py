@@ -1,5 +1,12 @@
 """Hybrid search over the index."""
 
-from engine.search.pipeline import MODES, NoIndexError, Searcher, SearchError, SearchResponse
+from engine.search.pipeline import (
+    MODES,
+    NoIndexError,
+    Searcher,
+    SearchError,
+    SearchOptions,
+    SearchResponse,
+)
 
-__all__ = ["MODES", "NoIndexError", "SearchError", "Searcher", "SearchResponse"]
+__all__ = ["MODES", "NoIndexError", "SearchError", "SearchOptions", "Searcher", "SearchResponse"]

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import apsw
 import numpy as np
@@ -54,6 +54,18 @@ class SearchResponse:
             "warnings": self.warnings,
             "results": [r.as_json() for r in self.results],
         }
+
+
+class SearchOptions(TypedDict, total=False):
+    """The keyword arguments of a search, past the query, limit and source types; the
+    engine's and the module's search functions take them as `**options`."""
+
+    since: str | None  # ISO date, inclusive
+    until: str | None  # ISO date, inclusive
+    people: Sequence[str] | None  # names or aliases; chunks naming any of them
+    mode: str  # hybrid | vector | bm25
+    explain: bool  # per-result ranks and stage effects
+    prefix: bool  # the last term matches as a prefix (typing in the window)
 
 
 class Searcher:
