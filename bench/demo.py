@@ -56,7 +56,7 @@ def warm(target: Path, n: int) -> dict[str, dict[str, float]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.demo", description=__doc__.split("\n")[0])
     p.add_argument("--queries", type=int, default=200)
     p.add_argument(
@@ -66,20 +66,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="L",
         help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L",
     )
-    args = p.parse_args(argv)
-    target = OUT / "demo-run"
-    if args.quiet_load:
-        wait_for_quiet(args.quiet_load)
-    before = machine()
-    chunks, seconds, rss = build(target)
-    latency = warm(target, args.queries)
-    cold = perf.cold_search(target, "standup time")
-    size = perf.db_size_mb(target / "memex.db")
+    return p
+
+
+def figures_table(figures: dict[str, Any]) -> str:
+    latency = figures["latency_ms"]
+    chunks, seconds = figures["chunks"], figures["index_seconds"]
     rows: list[list[Any]] = [
         ["chunks", chunks],
         ["index time (memex reindex, child)", f"{seconds:.1f} s"],
         ["chunks/s", f"{chunks / seconds:.1f}"],
-        ["peak RSS of the reindex", f"{rss:.0f} MB"],
+        ["peak RSS of the reindex", f"{figures['peak_rss_mb']:.0f} MB"],
         *[
             [
                 f"warm {m} p50 / p95 / p99 ({int(v['n'])} queries)",
@@ -87,26 +84,38 @@ def main(argv: list[str] | None = None) -> int:
             ]
             for m, v in latency.items()
         ],
-        ["cold `memex --search` (median of 5)", f"{cold:.2f} s"],
-        ["database size", f"{size:.2f} MB"],
+        ["cold `memex --search` (median of 5)", f"{figures['cold_search_s']:.2f} s"],
+        ["database size", f"{figures['db_mb']:.2f} MB"],
     ]
-    print(markdown_table(["figure", "value"], rows))
+    return markdown_table(["figure", "value"], rows)
+
+
+def measure(target: Path, n_queries: int) -> dict[str, Any]:
+    """Index the demo layer into `target`, then time its queries: the figures of demo.json."""
+    chunks, seconds, rss = build(target)
+    latency = warm(target, n_queries)
+    return {
+        "chunks": chunks,
+        "index_seconds": seconds,
+        "peak_rss_mb": rss,
+        "latency_ms": latency,
+        "cold_search_s": perf.cold_search(target, "standup time"),
+        "db_mb": perf.db_size_mb(target / "memex.db"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    target = OUT / "demo-run"
+    if args.quiet_load:
+        wait_for_quiet(args.quiet_load)
+    before = machine()
+    figures = measure(target, args.queries)
+    print(figures_table(figures))
     after = machine()
     print(f"\nload average {before['load_avg_1m']} → {after['load_avg_1m']}")
     (OUT / "demo.json").write_text(
-        json.dumps(
-            {
-                "machine_before": before,
-                "machine_after": after,
-                "chunks": chunks,
-                "index_seconds": seconds,
-                "peak_rss_mb": rss,
-                "latency_ms": latency,
-                "cold_search_s": cold,
-                "db_mb": size,
-            },
-            indent=2,
-        )
+        json.dumps({"machine_before": before, "machine_after": after, **figures}, indent=2)
     )
     return 0
 

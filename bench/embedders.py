@@ -93,46 +93,74 @@ def embedders(tmp: Path, server: FakeOpenAI) -> dict[str, Callable[[], Embedder]
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--short", type=int, default=2000)
     p.add_argument("--chunks", type=int, default=300)
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--json", type=Path)
-    args = p.parse_args(argv)
-    work = workloads(args.short, args.chunks)
-    tokens = {name: round(mean_tokens(texts), 1) for name, texts in work.items()}
+    return p
+
+
+def measure_one(
+    label: str, build: Callable[[], Embedder], work: dict[str, list[str]], repeat: int
+) -> tuple[list[Any], dict[str, Any]] | None:
+    """(table row, JSON record) of one embedder; None when it cannot be created here."""
+    try:
+        started = time.perf_counter()
+        embedder = build()
+        load = time.perf_counter() - started
+    except EmbedderError as exc:
+        print(f"skip {label}: {exc}", file=sys.stderr)
+        return None
+    figures = {name: throughput(embedder, texts, repeat) for name, texts in work.items()}
+    result = {
+        "embedder": label,
+        "load_seconds": round(load, 2),
+        **{name: {"wall": round(w, 1), "cpu": round(c, 1)} for name, (w, c) in figures.items()},
+    }
+    row = [label, f"{load:.1f}", *(f"{w:,.0f} / {c:,.0f}" for w, c in figures.values())]
+    return row, result
+
+
+def measure_all(
+    work: dict[str, list[str]], repeat: int
+) -> tuple[list[list[Any]], list[dict[str, Any]]]:
+    """Every embedder that can be created, with the local OpenAI-compatible server running."""
     server = FakeOpenAI().start()
     rows, results = [], []
     try:
         tmp = REPO / "bench" / "out" / "embedders"
         tmp.mkdir(parents=True, exist_ok=True)
         for label, build in embedders(tmp, server).items():
-            try:
-                started = time.perf_counter()
-                embedder = build()
-                load = time.perf_counter() - started
-            except EmbedderError as exc:
-                print(f"skip {label}: {exc}", file=sys.stderr)
-                continue
-            figures = {
-                name: throughput(embedder, texts, args.repeat) for name, texts in work.items()
-            }
-            results.append(
-                {
-                    "embedder": label,
-                    "load_seconds": round(load, 2),
-                    **{
-                        name: {"wall": round(w, 1), "cpu": round(c, 1)}
-                        for name, (w, c) in figures.items()
-                    },
-                }
-            )
-            rows.append(
-                [label, f"{load:.1f}", *(f"{w:,.0f} / {c:,.0f}" for w, c in figures.values())]
-            )
+            measured = measure_one(label, build, work, repeat)
+            if measured is not None:
+                rows.append(measured[0])
+                results.append(measured[1])
     finally:
         server.stop()
+    return rows, results
+
+
+def write_json(path: Path, tokens: dict[str, float], results: list[dict[str, Any]]) -> None:
+    path.write_text(
+        json.dumps(
+            {
+                "machine": machine(),
+                "load": os.getloadavg(),
+                "tokens": tokens,
+                "results": results,
+            },
+            indent=2,
+        )
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    work = workloads(args.short, args.chunks)
+    tokens = {name: round(mean_tokens(texts), 1) for name, texts in work.items()}
+    rows, results = measure_all(work, args.repeat)
     headers = [
         "embedder",
         "load s",
@@ -141,17 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     print(markdown_table(headers, rows))
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     if args.json:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "machine": machine(),
-                    "load": os.getloadavg(),
-                    "tokens": tokens,
-                    "results": results,
-                },
-                indent=2,
-            )
-        )
+        write_json(args.json, tokens, results)
     return 0
 
 

@@ -127,6 +127,28 @@ class Child:
         return self.proc.wait(timeout=60)
 
 
+def time_saves(
+    child: Child, root: Path, settings: Settings, args: list[str], saves: int
+) -> list[dict[str, Any]]:
+    """Save `saves` files while `memex watch` runs; how long until each is found."""
+    rows: list[dict[str, Any]] = []
+    child.wait_line("watching")
+    for i in range(saves):
+        word = f"zq{i:02d}fresh{os.getpid() % 1000}"
+        kind = save(root, i, word)
+        started = time.perf_counter()
+        seconds = wait_found(settings, word, started)
+        rows.append(
+            {
+                "kind": kind,
+                "seconds": round(seconds, 3),
+                "cold_cli_seconds": round(cold_search(args, word), 3),
+            }
+        )
+        time.sleep(0.5)
+    return rows
+
+
 def run(chunks: int, saves: int, debounce: float, work: Path) -> dict[str, Any]:
     root, db_path = work / "layer", work / "index" / "memex.db"
     LayerWriter(root, chunks).write()
@@ -137,22 +159,8 @@ def run(chunks: int, saves: int, debounce: float, work: Path) -> dict[str, Any]:
     config = db_path.parent / "bench-config.toml"
     args = ["--root", str(root), "--db", str(db_path), "--config", str(config)]
     child = Child(args, debounce)
-    rows: list[dict[str, Any]] = []
     try:
-        child.wait_line("watching")
-        for i in range(saves):
-            word = f"zq{i:02d}fresh{os.getpid() % 1000}"
-            kind = save(root, i, word)
-            started = time.perf_counter()
-            seconds = wait_found(settings, word, started)
-            rows.append(
-                {
-                    "kind": kind,
-                    "seconds": round(seconds, 3),
-                    "cold_cli_seconds": round(cold_search(args, word), 3),
-                }
-            )
-            time.sleep(0.5)
+        rows = time_saves(child, root, settings, args, saves)
     finally:
         code = child.stop()
     times = [float(r["seconds"]) for r in rows]

@@ -15,7 +15,6 @@ bench/out/perf-<chunks>.json.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import subprocess
@@ -30,15 +29,17 @@ from typing import Any
 import numpy as np
 
 from bench import peers, perf_index
-from bench.common import OUT, bench_settings, machine, markdown_table, percentiles, wait_for_quiet
+from bench.common import OUT, bench_settings, machine, wait_for_quiet
 from bench.perf_data import NOW
+from bench.perf_report import Samples, print_report, write_json
 from engine.embedders import Embedder, create_embedder
 from engine.search import Searcher
+from engine.search.vector_cache import VectorCache
+from engine.settings import Settings
 from engine.store import db
 
 K = 50  # candidates per retriever: limit 10 × over-fetch 5, as the engine does
 LIMIT = 10
-Samples = dict[str, list[float]]
 PREFIXES = ("", "", "what did we say about ", "that chat about ", "remember ")
 
 
@@ -178,82 +179,73 @@ def db_size_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in files if f.exists()) / 1e6
 
 
-# -- report ---------------------------------------------------------------------------------
-
-
-def latency_table(samples: Samples, peer: str | None, floor: str) -> str:
-    base = {name: percentiles(v)["p50"] for name, v in samples.items()}
-    rows = []
-    for name, values in samples.items():
-        p = percentiles(values)
-        ratios = [
-            f"{p['p50'] / base[peer]:.2f}×" if peer in base else "–",
-            f"{p['p50'] / base[floor]:.1f}×",
-        ]
-        rows.append([name, round(p["p50"], 2), round(p["p95"], 2), round(p["p99"], 2), *ratios])
-    return markdown_table(
-        ["query path (warm)", "p50 ms", "p95 ms", "p99 ms", "p50 ÷ peer", "p50 ÷ floor"], rows
-    )
-
-
-def process_table(figures: dict[str, Any]) -> str:
-    b = figures["build"]
-    rows = [
-        ["chunks indexed", b["chunks"]],
-        [
-            "full index (memex reindex, child process)",
-            f"resumed after an interruption: the last {b['seconds']} s only, throughput not measured"
-            if b.get("resumed")
-            else f"{b['seconds']} s = {b['chunks_per_s']} chunks/s",
-        ],
-        ["peak RSS during the full reindex", f"{b['peak_rss_mb']} MB"],
-        [
-            "load average before / after the build",
-            f"{b['load_avg_before']} / {b['load_avg_after']}",
-        ],
-        [
-            "no-change reindex",
-            f"{figures['no_change_s']:.2f} s (peak RSS {figures['no_change_rss_mb']:.0f} MB)",
-        ],
-        [
-            "cold `memex --search` (new process → printed results, median of 5)",
-            f"{figures['cold_search_s']:.2f} s",
-        ],
-        ["database size (db + wal)", f"{figures['db_mb']:.1f} MB"],
-    ]
-    rows.append(
-        [
-            "vector cache: first load / matrix size",
-            f"{figures['cache_load_s']} s / {figures['cache_mb']} MB",
-        ]
-    )
-    rows += [[f"{name}", f"{value} s"] for name, value in figures.get("peer_builds", {}).items()]
-    rows += [[f"recall@10 vs exact: {name}", value] for name, value in figures["recall"].items()]
-    return markdown_table(["figure", "value"], rows)
-
-
-def targets_table(figures: dict[str, Any], samples: Samples) -> str:
-    """SPEC §11's targets (stated for 100k chunks) against this run."""
-    hybrid = percentiles(samples["Memex one-shot path (vec0) hybrid"])
-    cached = percentiles(samples["Memex warm path (vector cache) hybrid"])
-    b = figures["build"]
-    rows = [
-        ["warm hybrid p50 ≤ 10 ms", f"{hybrid['p50']:.1f} ms", f"{cached['p50']:.1f} ms"],
-        ["warm hybrid p95 ≤ 20 ms", f"{hybrid['p95']:.1f} ms", f"{cached['p95']:.1f} ms"],
-        ["cold `memex --search` ≤ 0.8 s", f"{figures['cold_search_s']:.2f} s", "–"],
-        [
-            "indexing ≥ 150 chunks/s",
-            "not measured (resumed build)" if b.get("resumed") else f"{b['chunks_per_s']} chunks/s",
-            "–",
-        ],
-        ["no-change reindex ≤ 3 s", f"{figures['no_change_s']:.2f} s", "–"],
-    ]
-    return markdown_table(
-        ["SPEC §11 target", "one-shot path (vec0)", "warm path (vector cache)"], rows
-    )
-
-
 # -- main -----------------------------------------------------------------------------------
+
+
+def exact_scan_all_cores(
+    corpus: peers.Corpus, embedder: Embedder, queries: Sequence[str]
+) -> Samples:
+    vectors = {q: embedder.embed_query(q) for q in queries}
+    return {
+        "numpy exact scan alone (k=50), BLAS threads = cores": timed(
+            lambda q: peers.ExactScan(corpus).knn(vectors[q], K), queries
+        )
+    }
+
+
+def loaded_cache(
+    settings: Settings, embedder: Embedder
+) -> tuple[Searcher, VectorCache, dict[str, Any]]:
+    """A searcher with its own vector cache, loaded once and timed."""
+    cached = Searcher(settings, embedder=embedder, vector_cache=True)
+    cache = cached.vector_cache
+    assert cache is not None
+    started = time.perf_counter()
+    cache.refresh()
+    figures = {
+        "cache_load_s": round(time.perf_counter() - started, 2),
+        "cache_mb": round(cache.matrix.nbytes / 1e6, 1),
+    }
+    return cached, cache, figures
+
+
+def single_thread_runs(
+    conn: Any,
+    corpus: peers.Corpus,
+    embedder: Embedder,
+    queries: Sequence[str],
+    cache: VectorCache,
+    with_peers: bool,
+) -> tuple[Samples, dict[str, Any]]:
+    """The component, floor and peer paths and recall@10; run with BLAS held to one thread."""
+    samples = component_runs(conn, corpus, embedder, queries)
+    figures: dict[str, Any] = {}
+    knn = {"vec0 float KNN": peers.Vec0(conn).knn, "vector cache": lambda v, k: cache.knn(v, k)}
+    if with_peers:
+        peer_samples, figures["peer_builds"], chroma = peer_runs(corpus, embedder, queries)
+        samples |= peer_samples
+        knn["Chroma HNSW"] = chroma.knn
+    figures["recall"] = recall_at_10(corpus, embedder, queries, knn)
+    return samples, figures
+
+
+def process_figures(
+    target: Path,
+    build: perf_index.Build,
+    settings: Settings,
+    no_change: tuple[float, float],
+    queries: Sequence[str],
+) -> dict[str, Any]:
+    no_change_s, no_change_rss = no_change
+    return {
+        "build": asdict(build),
+        "no_change_s": no_change_s,
+        "no_change_rss_mb": no_change_rss,
+        "db_mb": db_size_mb(settings.db_path),
+        "cold_search_s": cold_search(target, queries[0]),
+        "queries": len(queries),
+        "query_examples": queries[:6],
+    }
 
 
 def measure(
@@ -265,18 +257,12 @@ def measure(
     from threadpoolctl import threadpool_limits
 
     settings = bench_settings([target / "layer"], target / "memex.db", now=NOW.isoformat())
-    no_change_s, no_change_rss = no_change_reindex(target)
+    no_change = no_change_reindex(target)
     conn = db.connect(settings.db_path, create=False)
     corpus = peers.load_corpus(conn)
     queries = make_queries(corpus.texts, n_queries)
     embedder = create_embedder(settings)
-    vectors = {q: embedder.embed_query(q) for q in queries}
-    samples = {
-        "numpy exact scan alone (k=50), BLAS threads = cores": timed(
-            lambda q: peers.ExactScan(corpus).knn(vectors[q], K), queries
-        )
-    }
-    figures: dict[str, Any] = {}
+    samples = exact_scan_all_cores(corpus, embedder, queries)
     # The engine's own paths run as the app runs them (numpy's default BLAS threads).
     samples |= engine_runs(
         Searcher(settings, embedder=embedder, vector_cache=False),
@@ -284,38 +270,20 @@ def measure(
         "Memex one-shot path (vec0)",
         "Maya",
     )
-    cached = Searcher(settings, embedder=embedder, vector_cache=True)
-    cache = cached.vector_cache
-    assert cache is not None
-    started = time.perf_counter()
-    cache.refresh()
-    figures |= {
-        "cache_load_s": round(time.perf_counter() - started, 2),
-        "cache_mb": round(cache.matrix.nbytes / 1e6, 1),
-    }
+    cached, cache, figures = loaded_cache(settings, embedder)
     samples |= engine_runs(cached, queries, "Memex warm path (vector cache)", "Maya")
     with threadpool_limits(limits=1, user_api="blas"):
-        samples |= component_runs(conn, corpus, embedder, queries)
-        knn = {"vec0 float KNN": peers.Vec0(conn).knn, "vector cache": lambda v, k: cache.knn(v, k)}
-        if with_peers:
-            peer_samples, figures["peer_builds"], chroma = peer_runs(corpus, embedder, queries)
-            samples |= peer_samples
-            knn["Chroma HNSW"] = chroma.knn
-        figures["recall"] = recall_at_10(corpus, embedder, queries, knn)
-    figures |= {
-        "build": asdict(build),
-        "no_change_s": no_change_s,
-        "no_change_rss_mb": no_change_rss,
-        "db_mb": db_size_mb(settings.db_path),
-        "cold_search_s": cold_search(target, queries[0]),
-        "queries": len(queries),
-        "query_examples": queries[:6],
-    }
+        single, single_figures = single_thread_runs(
+            conn, corpus, embedder, queries, cache, with_peers
+        )
+    samples |= single
+    figures |= single_figures
+    figures |= process_figures(target, build, settings, no_change, queries)
     conn.close()
     return {"figures": figures, "samples": samples}
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.perf", description=__doc__.split("\n")[0])
     p.add_argument("--chunks", type=int, default=10_000)
     p.add_argument("--queries", type=int, default=200)
@@ -328,7 +296,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="L",
         help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L",
     )
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     build = perf_index.build(args.chunks, args.rebuild)
     target = Path(build.db).parent
     if args.quiet_load:
@@ -336,26 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     before = machine()
     result = measure(target, build, args.queries, not args.no_peers)
     peer = None if args.no_peers else "peer: embed + Chroma + rank_bm25 + RRF"
-    print(f"## {build.chunks} chunks\n")
-    print(process_table(result["figures"]) + "\n")
-    print(latency_table(result["samples"], peer, "floor: embed + numpy scan + FTS5 + RRF"))
-    print("\n" + targets_table(result["figures"], result["samples"]))
-    summary = {
-        name: {k: round(v, 3) for k, v in percentiles(s).items()}
-        for name, s in result["samples"].items()
-    }
+    print_report(result, build.chunks, peer)
     out = OUT / f"perf-{args.chunks}.json"
-    out.write_text(
-        json.dumps(
-            {
-                "machine_before": before,
-                "machine_after": machine(),
-                "figures": result["figures"],
-                "latency_ms": summary,
-            },
-            indent=2,
-        )
-    )
+    write_json(out, before, result)
     print(f"\nload average {before['load_avg_1m']} → {machine()['load_avg_1m']}; JSON in {out}")
     return 0
 

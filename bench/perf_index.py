@@ -72,6 +72,28 @@ def target_dir(chunks: int) -> Path:
     return OUT / f"perf-{chunks}-{key}"
 
 
+def prepare_layer(target: Path, chunks: int, rebuild: bool) -> bool:
+    """Write a fresh layer, or keep an interrupted build's layer and database; True if kept."""
+    resumed = not rebuild and (target / "layer").is_dir() and (target / "memex.db").exists()
+    if resumed:
+        print(f"finishing the interrupted build in {target}", file=sys.stderr)
+    else:
+        shutil.rmtree(target, ignore_errors=True)
+        made = perf_data.LayerWriter(target / "layer", chunks).write()
+        print(f"wrote the layer: {made}", file=sys.stderr)
+    return resumed
+
+
+def index_counts(db_path: Path) -> tuple[int, int]:
+    """(chunks, files) of a built index, its WAL checkpointed into the database file."""
+    conn = db.connect(db_path, create=False)
+    count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    files = conn.execute("SELECT count(*) FROM index_state").fetchone()[0]
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return count, files
+
+
 def build(chunks: int, rebuild: bool = False) -> Build:
     """The layer and its index, built once; returns the recorded build figures.
 
@@ -82,24 +104,14 @@ def build(chunks: int, rebuild: bool = False) -> Build:
     manifest = target / "build.json"
     if manifest.exists() and not rebuild:
         return Build(**json.loads(manifest.read_text()))
-    resumed = not rebuild and (target / "layer").is_dir() and (target / "memex.db").exists()
-    if resumed:
-        print(f"finishing the interrupted build in {target}", file=sys.stderr)
-    else:
-        shutil.rmtree(target, ignore_errors=True)
-        made = perf_data.LayerWriter(target / "layer", chunks).write()
-        print(f"wrote the layer: {made}", file=sys.stderr)
+    resumed = prepare_layer(target, chunks, rebuild)
     load_before = os.getloadavg()[0]
     seconds, rss, code = run_child(
         [*memex_command(), "reindex", *cli_args(target)], target / "reindex.log"
     )
     if code != 0:
         raise SystemExit(f"memex reindex failed ({code}); see {target / 'reindex.log'}")
-    conn = db.connect(target / "memex.db", create=False)
-    count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    files = conn.execute("SELECT count(*) FROM index_state").fetchone()[0]
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
+    count, files = index_counts(target / "memex.db")
     result = Build(
         str(target / "layer"),
         str(target / "memex.db"),

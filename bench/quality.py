@@ -206,7 +206,7 @@ def report(results: dict[str, Any], counts: dict[str, int]) -> str:
     return "\n\n".join(parts)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="evaluation data folder")
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached index")
@@ -226,38 +226,54 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="run only the configurations whose name starts with NAME",
     )
-    args = p.parse_args(argv)
-    if not (args.data / "locomo").is_dir() or not (args.data / "qmsum" / "val.jsonl").exists():
-        print(f"skipped: no evaluation data at {args.data} (expects locomo/ and qmsum/val.jsonl)")
-        return 0
-    started = time.perf_counter()
-    target, layer = build(args.data, args.rebuild)
-    settings = base_settings(target, layer).with_values(**parse_sets(args.set))
+    return p
+
+
+def has_data(data_dir: Path) -> bool:
+    return (data_dir / "locomo").is_dir() and (data_dir / "qmsum" / "val.jsonl").exists()
+
+
+def resolve_evidence(settings: Settings, layer: qd.Layer) -> tuple[qd.Mapping, int]:
+    """The questions' evidence mapped to chunks of the index, and its chunk count."""
     conn = db.connect(settings.db_path, create=False)
     mapping = qd.build_qrels(conn, layer.questions)
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     conn.close()
-    questions = [q for q in layer.questions if q.qid in mapping.qrels]
-    if args.quick:
-        questions = [
-            q
-            for d in ("locomo", "qmsum")
-            for q in [x for x in questions if x.dataset == d][: args.quick]
-        ]
-    qrels = {q.qid: mapping.qrels[q.qid] for q in questions}
-    counts = {d: sum(1 for q in questions if q.dataset == d) for d in ("locomo", "qmsum")}
-    embedder = CachedEmbedder(create_embedder(settings))
-    configs = [c for c in CONFIGS if not args.only or any(c.name.startswith(o) for o in args.only)]
-    results = measure(settings, questions, qrels, embedder, configs)
-    table = report(results, counts)
-    print(table)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(
+    return mapping, chunks
+
+
+def select_questions(
+    questions: list[qd.Question], mapping: qd.Mapping, quick: int
+) -> list[qd.Question]:
+    """The questions with resolvable evidence; with `quick`, the first N of each data set."""
+    kept = [q for q in questions if q.qid in mapping.qrels]
+    if quick:
+        kept = [q for d in ("locomo", "qmsum") for q in [x for x in kept if x.dataset == d][:quick]]
+    return kept
+
+
+def select_configs(only: Sequence[str]) -> list[Config]:
+    return [c for c in CONFIGS if not only or any(c.name.startswith(o) for o in only)]
+
+
+def write_json(
+    path: Path,
+    *,
+    settings: Settings,
+    changed: list[str],
+    chunks: int,
+    counts: dict[str, int],
+    mapping: qd.Mapping,
+    started: float,
+    results: dict[str, Any],
+) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
         json.dumps(
             {
                 "machine": machine(),
                 "now": settings.now,
-                "settings_changed": args.set,
+                "settings_changed": changed,
                 "chunks": chunks,
                 "questions": counts,
                 "unresolved_questions": len(mapping.unresolved),
@@ -267,6 +283,33 @@ def main(argv: list[str] | None = None) -> int:
             },
             indent=2,
         )
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if not has_data(args.data):
+        print(f"skipped: no evaluation data at {args.data} (expects locomo/ and qmsum/val.jsonl)")
+        return 0
+    started = time.perf_counter()
+    target, layer = build(args.data, args.rebuild)
+    settings = base_settings(target, layer).with_values(**parse_sets(args.set))
+    mapping, chunks = resolve_evidence(settings, layer)
+    questions = select_questions(layer.questions, mapping, args.quick)
+    qrels = {q.qid: mapping.qrels[q.qid] for q in questions}
+    counts = {d: sum(1 for q in questions if q.dataset == d) for d in ("locomo", "qmsum")}
+    embedder = CachedEmbedder(create_embedder(settings))
+    results = measure(settings, questions, qrels, embedder, select_configs(args.only))
+    print(report(results, counts))
+    write_json(
+        args.json,
+        settings=settings,
+        changed=args.set,
+        chunks=chunks,
+        counts=counts,
+        mapping=mapping,
+        started=started,
+        results=results,
     )
     print(
         f"\n{chunks} chunks; {len(mapping.unresolved)} question(s) without resolvable evidence "

@@ -120,12 +120,22 @@ def convert_locomo(path: Path, root: Path) -> tuple[list[Question], datetime, li
     raw = json.loads(path.read_text(encoding="utf-8"))
     conv = raw.get("conversation", raw)
     channel = f"locomo-{path.stem}"
-    name = f"{channel}.jsonl"
     messages = sorted(_messages(conv), key=lambda m: m[0])
+    turn_index = _write_chat(messages, channel, root / SLACK_DIR / f"{channel}.jsonl")
+    newest = messages[-1][0] if messages else datetime.min
+    questions = _locomo_questions(raw.get("qa", []), channel, turn_index)
+    speakers = [str(conv.get("speaker_a", "")), str(conv.get("speaker_b", ""))]
+    return questions, newest, [s for s in speakers if s]
+
+
+def _write_chat(
+    messages: list[tuple[datetime, str, str, str]], channel: str, out: Path
+) -> dict[str, Evidence]:
+    """The messages as one Slack-export JSONL file; returns each turn's evidence by dialogue id."""
     turn_index: dict[str, Evidence] = {}
     lines: list[str] = []
     for i, (when, dia_id, speaker, text) in enumerate(messages):
-        turn_index[dia_id] = Evidence(name, i, f"{speaker}: {text}")
+        turn_index[dia_id] = Evidence(out.name, i, f"{speaker}: {text}")
         lines.append(
             json.dumps(
                 {
@@ -137,27 +147,31 @@ def convert_locomo(path: Path, root: Path) -> tuple[list[Question], datetime, li
                 }
             )
         )
-    newest = messages[-1][0] if messages else datetime.min
-    out = root / SLACK_DIR / name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return turn_index
+
+
+def _locomo_questions(
+    qas: list[dict[str, Any]], channel: str, turn_index: dict[str, Evidence]
+) -> list[Question]:
+    """The conversation's questions, all but category 5 (LoCoMo's adversarial ones)."""
     questions = []
-    for n, qa in enumerate(raw.get("qa", [])):
+    for n, qa in enumerate(qas):
         if qa.get("category") == 5:
             continue
         ids = _EVIDENCE.findall(" ".join(str(e) for e in qa.get("evidence", [])))
         evidence = [turn_index[f"D{s}:{t}"] for s, t in ids if f"D{s}:{t}" in turn_index]
         questions.append(
             Question(
-                f"locomo-{path.stem}-{n}",
+                f"{channel}-{n}",
                 "locomo",
                 str(qa["question"]),
                 evidence,
                 int(qa.get("category", 0)),
             )
         )
-    speakers = [str(conv.get("speaker_a", "")), str(conv.get("speaker_b", ""))]
-    return questions, newest, [s for s in speakers if s]
+    return questions
 
 
 def _norm_dia(dia_id: str) -> str:
