@@ -20,58 +20,26 @@ import time
 import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import apsw
 from PySide6.QtCore import QObject, Signal
 
+from desktop.progress import EmbeddingRate, WorkState
+from desktop.requests import SearchAnswer, SearchRequest
 from engine.core import Engine, EngineClosed
 from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.index.status import collect_status
 from engine.index.watcher import Watcher
 from engine.index.writer import BatchResult, Writer
 from engine.records import IndexStats, Person
-from engine.search import Searcher, SearchResponse, facets
+from engine.search import Searcher, facets
 from engine.search.neighbours import Neighbour, neighbours
 from engine.settings import Settings
 
 T = TypeVar("T")
 READERS = 2
 PROGRESS_INTERVAL = 0.05  # seconds between two progress updates sent to the GUI
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    """What the window asks for: the query and every filter pushed into the engine."""
-
-    query: str
-    source_types: tuple[str, ...] = ()
-    since: str | None = None
-    until: str | None = None
-    people: tuple[str, ...] = ()
-    limit: int = 30
-    prefix: bool = True
-
-
-@dataclass(frozen=True)
-class SearchAnswer:
-    """A search's results, the chip counts and the person the query names (for the card)."""
-
-    request: SearchRequest
-    response: SearchResponse | None
-    counts: dict[str, int] = field(default_factory=dict)
-    error: str | None = None
-    person: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class WorkState:
-    """What the writer is doing, for the tray tooltip and the status line."""
-
-    label: str = ""  # "" when idle
-    done: int = 0
-    total: int = 0
 
 
 class _GuiReporter:
@@ -87,6 +55,13 @@ class _GuiReporter:
             return
         self._last = now
         self._tasks.post(lambda: self._tasks._set_progress(done, total))
+
+    def on_embedding(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self._last < PROGRESS_INTERVAL:
+            return
+        self._last = now
+        self._tasks.post(lambda: self._tasks._set_embedding(done, total))
 
     def on_error(self, path: str, message: str) -> None:
         self._tasks.post(lambda: self._tasks.file_error.emit(path, message))
@@ -114,6 +89,8 @@ class Tasks(QObject):
         self._latest: dict[str, int] = {}
         self._jobs: list[str] = []
         self._progress = (0, 0)
+        self._embedding = WorkState()
+        self._embedding_rate: EmbeddingRate | None = None
         self._closed = False
         self.engine = Engine(settings, reporter=_GuiReporter(self))
         self.watcher: Watcher | None = None
@@ -324,11 +301,20 @@ class Tasks(QObject):
         self._progress = (done, total)
         self.work_changed.emit(self.work_state())
 
+    def _set_embedding(self, done: int, total: int) -> None:
+        rate = self._embedding_rate or EmbeddingRate()
+        self._embedding = rate.add(done, total)
+        queue_left = self._embedding.done < self._embedding.total
+        self._embedding_rate = rate if queue_left else None  # the queue is empty: start over
+        self.work_changed.emit(self.work_state())
+
     def work_state(self) -> WorkState:
         if self._jobs:
             return WorkState(self._jobs[0], *self._progress)
         if self._progress[1] and self._progress[0] < self._progress[1]:
             return WorkState("Updating", *self._progress)  # the watcher's own scan
+        if self._embedding.total > self._embedding.done:
+            return self._embedding  # vectors filling in behind: keyword search works
         return WorkState()
 
     # -- watching (the engine's watcher, feeding the same writer) --------------------------------

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from desktop import theme
 from desktop.formatting import human_size, type_label
 from desktop.hotkey import to_display
-from desktop.tasks import WorkState
+from desktop.progress import WorkState
 from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.records import IndexStats
 
@@ -157,8 +157,7 @@ class Tray(QObject):
 
     def tooltip(self) -> str:
         if self.work.label:
-            progress = f" {self.work.done}/{self.work.total}" if self.work.total else "…"
-            state = f"{self.work.label}{progress}"
+            state = self.work.describe()
         elif self.paused:
             state = "watching paused"
         else:

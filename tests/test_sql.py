@@ -89,12 +89,14 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (chunks.ids_by_file_sql, ()),
     (chunks.seqs_by_file_sql, ()),
     (chunks.position_by_id_sql, ()),
+    (chunks.row_by_id_sql, ()),
     (chunks.neighbours_sql, ()),
     (chunks.rows_by_seq_sql, (3,)),
     (chunks.to_embed_by_seq_sql, (3,)),
     (chunks.seqs_sql, ()),
     (chunks.seq_ids_sql, ()),
     (chunks.unembedded_batch_sql, ()),
+    (chunks.count_unembedded_sql, ()),
     (chunks.unembedded_seqs_sql, ()),
     (chunks.any_embedded_sql, ()),
     (chunks.embedded_vectors_sql, ()),
@@ -279,7 +281,8 @@ def test_chunk_builders_round_trip(index: apsw.Connection) -> None:
     other = _add_chunk(index, "/r/b.md", 0, embedding=b"\0" * 4 * 384)
     assert [r[0] for r in index.execute(chunks.seqs_by_file_sql(), ("/r/a.md",))] == seqs
     batch = index.execute(chunks.unembedded_batch_sql(), (3,)).fetchall()
-    assert [r[0] for r in batch] == seqs[:3]
+    assert [r[0] for r in batch] == seqs[:3]  # one date: then in seq order
+    assert index.execute(chunks.count_unembedded_sql()).fetchone()[0] == 5
     index.execute(chunks.update_embedding_sql(), (b"\0" * 4 * 384, seqs[0]))
     assert [r[0] for r in index.execute(chunks.unembedded_seqs_sql())] == seqs[1:]
     rows = index.execute(chunks.neighbours_sql(), ("/r/a.md", 1, 3)).fetchall()

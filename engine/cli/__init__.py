@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from engine.cli import index, keys, maintenance, status, watch
+from engine.cli import index, keys, maintenance, mcp, status, watch
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -35,6 +35,7 @@ COMMANDS: dict[str, Command] = {
     "backup": maintenance.cmd_backup,
     "watch": watch.cmd_watch,
     "key": keys.cmd_key,
+    "mcp": mcp.cmd_mcp,
 }
 
 FREE_TEXT_FLAGS = ("--search", "--query", "--person")

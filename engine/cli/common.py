@@ -71,25 +71,42 @@ def print_stats(stats: IndexStats, out: TextIO) -> None:
 
 
 class TerminalReporter:
-    """A tqdm progress bar on a terminal; silence elsewhere."""
+    """Progress bars on a terminal, one per phase: files (keyword-searchable as soon as this
+    bar ends), then vectors with their rate and time left; silence elsewhere."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
-        self._bar: Any = None
+        self._files: Any = None
+        self._vectors: Any = None
         self.enabled = stream.isatty()
 
     def on_progress(self, done: int, total: int, path: str) -> None:
+        if self.enabled:
+            self._files = self._files or self._bar(total, "file", "files")
+            self._files.update(done - self._files.n)
+
+    def on_embedding(self, done: int, total: int) -> None:
         if not self.enabled:
             return
-        if self._bar is None:
-            from tqdm import tqdm
-
-            self._bar = tqdm(total=total, unit="file", file=self._stream, leave=False)
-        self._bar.update(done - self._bar.n)
+        if self._vectors is None:
+            self._close_files()
+            self._vectors = self._bar(total, "chunk", "vectors")
+        self._vectors.update(done - self._vectors.n)
 
     def on_error(self, path: str, message: str) -> None:
         pass
 
+    def _bar(self, total: int, unit: str, label: str) -> Any:
+        from tqdm import tqdm
+
+        return tqdm(total=total, unit=unit, desc=label, file=self._stream, leave=False)
+
+    def _close_files(self) -> None:
+        if self._files is not None:
+            self._files.close()
+            self._files = None
+
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+        self._close_files()
+        if self._vectors is not None:
+            self._vectors.close()

@@ -22,7 +22,7 @@ from engine.cli.common import (
     print_stats,
     settings_from,
 )
-from engine.index.routes import discover
+from engine.index.routes import discover, root_errors
 from engine.index.runs import reindex
 from engine.resources import demo_dir
 from engine.settings import load_settings
@@ -46,6 +46,9 @@ def cmd_reindex(argv: Sequence[str], out: TextIO) -> int:
     finally:
         reporter.close()
     print_stats(stats, out)
+    unlisted = root_errors(stats.errors, settings)
+    if unlisted:  # a typo or an unmounted drive: nothing under it was deleted, nor read
+        raise CliError("; ".join(unlisted), EXIT_UNUSABLE)
     return EXIT_OK
 
 

@@ -20,7 +20,7 @@ from engine.records import SearchResult
 from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
 from engine.store import db
 
-COMMAND_NAMES = "reindex, watch, maintenance, backup, discover, status, key, demo"
+COMMAND_NAMES = "reindex, watch, maintenance, backup, discover, status, key, demo, mcp"
 
 
 def search_parser() -> argparse.ArgumentParser:

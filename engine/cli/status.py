@@ -37,6 +37,12 @@ def print_status(status: IndexStatus, out: TextIO) -> None:
         )
     out.write(f"files      {status.files} ({len(status.errors)} with errors)\n")
     out.write(f"chunks     {status.chunks} (vectors {status.counts.vectors})\n")
+    if status.vector_coverage < 1:
+        missing = status.counts.chunks - status.counts.embedded
+        out.write(
+            f"vectors    {status.vector_coverage:.0%} embedded, {missing} to go: searchable by "
+            "keywords now; 'memex reindex' or the running app embeds the rest\n"
+        )
     for source_type, count in status.per_type.items():
         out.write(f"  {source_type:<16}{count:>8}\n")
     slots = status.vector_slots

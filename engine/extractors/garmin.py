@@ -9,6 +9,7 @@ A field with an unreadable value is left out and recorded as a problem.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date as Date
@@ -26,6 +27,7 @@ from engine.extractors.chunking import (
 from engine.records import Draft
 
 Fields = dict[str, float]
+MAX_VALUE = 1e9  # above any step, meter, second or kcal count of one day: a broken number
 NUMERIC_FIELDS = (
     "totalSteps",
     "dailyStepGoal",
@@ -144,8 +146,11 @@ def numeric_fields(summary: dict[str, Any], problems: list[str], day: str) -> Fi
             continue
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             problems.append(f"{day}: {key} is not a number ({value!r})")
+            continue
+        if not math.isfinite(number) or abs(number) > MAX_VALUE:
+            problems.append(f"{day}: {key} is out of range ({number:g})")
             continue
         if number >= 0:  # Garmin writes -1 / -2 for "no data" (stress while active, no watch)
             fields[key] = number

@@ -14,14 +14,20 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.extractors import ExtractError, Extraction, register
 from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.records import Draft
 
+if TYPE_CHECKING:
+    from bs4 import Tag
+
 BLOCK_TAGS = ["p", "div", "li", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "hr"]
 BODY_MAX_CHARS = 20_000  # a pasted log in a mail should not become a megabyte chunk
+# Real mail nests tags a few dozen deep; inserting line breaks costs time per level per
+# block, so a deeper body (20,000 nested <div>s took 14 s) is read as plain strings instead.
+HTML_MAX_DEPTH = 256
 _MBOX_FROM = re.compile(rb"^From [^\n]*\n", re.MULTILINE)
 _ATTRIBUTION = re.compile(
     r"^(On .{4,200}wrote:|Am .{4,200}schrieb .{1,80}:|Le .{4,200}a écrit\s?:)$"
@@ -34,6 +40,8 @@ def html_to_text(markup: str) -> str:
     from bs4 import BeautifulSoup  # imported here: every `memex --search` loads this module
 
     soup = BeautifulSoup(markup, "html.parser")
+    if _deeper_than(soup, HTML_MAX_DEPTH):
+        return "\n".join(" ".join(s.split()) for s in soup.stripped_strings)
     for hidden in soup(["script", "style", "head", "title"]):
         hidden.decompose()
     for quote in soup.find_all("blockquote"):
@@ -44,6 +52,19 @@ def html_to_text(markup: str) -> str:
         block.insert_after("\n")  # inline tags (<b>, <a>) stay inside their line
     lines = (" ".join(line.split()) for line in soup.get_text().splitlines())
     return "\n".join(line for line in lines if line)
+
+
+def _deeper_than(root: Tag, limit: int) -> bool:
+    """Whether tags nest deeper than `limit` below `root` (walked without recursion)."""
+    from bs4 import Tag
+
+    stack = [(root, 0)]
+    while stack:
+        tag, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in tag.contents if isinstance(child, Tag))
+    return False
 
 
 def _starts_quoted_block(lines: list[str], index: int) -> bool:
@@ -138,11 +159,13 @@ def _extract_mbox(data: bytes) -> Extraction:
     starts = [m.start() for m in _MBOX_FROM.finditer(data)]
     if not starts or starts[0] != 0:
         raise ExtractError("not an mbox file: it does not start with a 'From ' line")
+    line, counted = 1, 0
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(data)
         header_end = data.index(b"\n", start) + 1
         raw = re.sub(rb"^>(>*From )", rb"\1", data[header_end:end], flags=re.MULTILINE)
-        line = data.count(b"\n", 0, start) + 1
+        line += data.count(b"\n", counted, start)  # counted on from the last message: linear
+        counted = start
         draft = message_draft(_parse(raw), f"line:{line}", result.problems)
         if draft is None or not draft.content_date and not draft.metadata["from"]:
             result.problems.append(f"line {line}: not a readable message")

@@ -20,23 +20,78 @@ from engine.records import Draft
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# Limits checked on YAML's event stream before anything is built: a 274-byte alias bomb
+# expands to gigabytes, and deep nesting overflows the recursive composer.
+MAX_FRONT_MATTER_BYTES = 64 * 1024
+MAX_FRONT_MATTER_ALIASES = 16  # a bomb needs dozens; real front matter uses none or a few
+MAX_FRONT_MATTER_DEPTH = 32
+# What PyYAML raises on odd data besides YAMLError (`!!timestamp 99999-01-01`, 2024-02-30,
+# an integer of 5,000 digits).
+_YAML_FAILURES = (yaml.YAMLError, ValueError, TypeError, AttributeError, OverflowError)
+UNREADABLE_FRONT_MATTER = "line 1: front matter is not readable YAML; read as text"
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """A note's front matter, its body and the body's first line; `problem` if refused."""
+
+    data: dict[str, Any]
+    body: str
+    first_line: int
+    problem: str = ""
+
+
+def front_matter_refusal(source: str) -> str:
+    """Why this front matter is not parsed (too large, too many aliases, too deep), or ""."""
+    if len(source) > MAX_FRONT_MATTER_BYTES or len(source.encode()) > MAX_FRONT_MATTER_BYTES:
+        return f"larger than {MAX_FRONT_MATTER_BYTES} bytes"
+    aliases = depth = 0
+    for event in yaml.parse(source, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_FRONT_MATTER_ALIASES:
+                return f"more than {MAX_FRONT_MATTER_ALIASES} YAML aliases"
+        elif isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_FRONT_MATTER_DEPTH:
+                return f"nested deeper than {MAX_FRONT_MATTER_DEPTH} levels"
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return ""
+
+
+def _front_matter(text: str, lines: list[str], end: int) -> FrontMatter:
+    """The front matter between line 1 and line `end`; bad or refused YAML is body."""
+    source = "\n".join(lines[1:end])
+    try:
+        refusal = front_matter_refusal(source)
+        if refusal:
+            return FrontMatter(
+                {}, text, 1, f"line 1: front matter refused ({refusal}); read as text"
+            )
+        data = yaml.safe_load(source) or {}
+    except _YAML_FAILURES:
+        return FrontMatter({}, text, 1, UNREADABLE_FRONT_MATTER)
+    if not isinstance(data, dict):
+        return FrontMatter({}, text, 1, UNREADABLE_FRONT_MATTER)
+    return FrontMatter(data, "\n".join(lines[end + 1 :]), end + 2)
+
+
+def read_front_matter(text: str) -> FrontMatter:
+    """Split off a `---` front matter block, within the limits above."""
+    if not text.startswith("---"):
+        return FrontMatter({}, text, 1)
+    lines = text.split("\n")
+    for end in range(1, len(lines)):
+        if lines[end].strip() in ("---", "..."):
+            return _front_matter(text, lines, end)
+    return FrontMatter({}, text, 1, UNREADABLE_FRONT_MATTER)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
     """(front matter, body, line number where the body starts). Bad YAML is treated as body."""
-    if not text.startswith("---"):
-        return {}, text, 1
-    lines = text.split("\n")
-    for end in range(1, len(lines)):
-        if lines[end].strip() in ("---", "..."):
-            try:
-                data = yaml.safe_load("\n".join(lines[1:end])) or {}
-            except yaml.YAMLError:
-                return {}, text, 1
-            if not isinstance(data, dict):
-                return {}, text, 1
-            return data, "\n".join(lines[end + 1 :]), end + 2
-    return {}, text, 1
+    front = read_front_matter(text)
+    return front.data, front.body, front.first_line
 
 
 @dataclass
@@ -107,7 +162,8 @@ def _as_list(value: Any) -> list[str]:
 
 
 def markdown_drafts(text: str, path: PurePath, label: str = "Note") -> Extraction:
-    front, body, first_line = split_front_matter(text)
+    front_matter = read_front_matter(text)
+    front, body, first_line = front_matter.data, front_matter.body, front_matter.first_line
     title = note_title(front, path)
     date = parse_date(front.get("date")) or date_from_name(path.name)
     aliases = _as_list(front.get("aliases"))
@@ -118,8 +174,8 @@ def markdown_drafts(text: str, path: PurePath, label: str = "Note") -> Extractio
     if tags:
         header_lines.append("Tags: " + ", ".join(tags))
     result = Extraction()
-    if not front and text.startswith("---\n") and first_line == 1:
-        result.problems.append("line 1: front matter is not readable YAML; read as text")
+    if front_matter.problem and text.startswith("---\n"):
+        result.problems.append(front_matter.problem)
     for section in sections(body, first_line):
         body_text = "\n".join(section.lines).strip()
         if not body_text:

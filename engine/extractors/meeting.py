@@ -27,6 +27,7 @@ class Turn:
 def parse_turns(body: str, first_line: int) -> list[Turn]:
     """Speaker turns; lines without a speaker continue the previous turn."""
     turns: list[Turn] = []
+    lines: list[list[str]] = []  # each turn's lines, joined once: appending to a str is quadratic
     for offset, line in enumerate(body.split("\n")):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -34,11 +35,15 @@ def parse_turns(body: str, first_line: int) -> list[Turn]:
         match = _TURN.match(stripped)
         if match:
             speaker = (match["b"] or match["p"] or "").strip()
-            turns.append(Turn(speaker, match["text"].strip(), first_line + offset))
+            turns.append(Turn(speaker, "", first_line + offset))
+            lines.append([match["text"].strip()])
         elif turns:
-            turns[-1].text = f"{turns[-1].text} {stripped}".strip()
+            lines[-1].append(stripped)
         else:
-            turns.append(Turn("", stripped, first_line + offset))
+            turns.append(Turn("", "", first_line + offset))
+            lines.append([stripped])
+    for turn, texts in zip(turns, lines, strict=True):
+        turn.text = " ".join(texts).strip()
     return [t for t in turns if t.text]
 
 

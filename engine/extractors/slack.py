@@ -14,8 +14,8 @@ version. A changed `users.json` does not reindex old day files by itself: `memex
 from __future__ import annotations
 
 import html
-import json
 import re
+import stat
 from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import Any
@@ -28,6 +28,7 @@ from engine.extractors.chunking import (
     iso_from_epoch,
     json_array_items,
     jsonl_records,
+    load_json,
     numbered_messages,
 )
 
@@ -39,6 +40,7 @@ _SPECIAL = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>")
 _SUBTEAM = re.compile(r"<!subteam\^[A-Z0-9]+\|([^>]+)>")
 _LINK = re.compile(r"<((?:https?|mailto|tel):[^>|]+)(?:\|([^>]+))?>")
 DELETED_TEXT = "This message was deleted."
+USERS_MAX_BYTES = 64 * 1024 * 1024  # users.json is read beside the file: bounded like one
 
 
 def render_text(text: str, names: dict[str, str]) -> str:
@@ -103,13 +105,16 @@ def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
 def _users_file(path: str, mtime_ns: int, size: int) -> dict[str, str]:
     """users.json as {id: display name}; the key includes mtime and size so edits are seen."""
     try:
-        users = json.loads(Path(path).read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        users = load_json(decode(Path(path).read_bytes()))
+    except (OSError, ExtractError):
         return {}
     names: dict[str, str] = {}
     for user in users if isinstance(users, list) else []:
         if isinstance(user, dict) and user.get("id"):
-            names[str(user["id"])] = _display_name(user.get("profile") or {}, user)
+            profile = user.get("profile")
+            names[str(user["id"])] = _display_name(
+                profile if isinstance(profile, dict) else {}, user
+            )
     return names
 
 
@@ -129,10 +134,12 @@ def export_users(path: PurePath) -> dict[str, str]:
     """The user names of the export a day file belongs to (`<export>/<channel>/<day>.json`)."""
     users = Path(path).parent.parent / "users.json"
     try:
-        stat = users.stat()
+        found = users.stat()
     except OSError:
         return {}
-    return _users_file(str(users), stat.st_mtime_ns, stat.st_size)
+    if not stat.S_ISREG(found.st_mode) or found.st_size > USERS_MAX_BYTES:
+        return {}  # a FIFO or a device would block or never end
+    return _users_file(str(users), found.st_mtime_ns, found.st_size)
 
 
 def _names_in_file(items: list[Any], users: dict[str, str]) -> dict[str, str]:
@@ -177,13 +184,22 @@ def _export_message(item: Any, channel: str, names: dict[str, str], line: int) -
     )
 
 
+def _thread_start(thread_ts: Any) -> float | None:
+    """A reply's thread start in epoch seconds, or None when it has none (or a broken one)."""
+    try:
+        start = float(thread_ts) if thread_ts else None
+    except (TypeError, ValueError):
+        return None
+    return start
+
+
 def _thread_order(messages: list[Message]) -> list[Message]:
     """Replies right after their parent: each message sorts at its thread's start time."""
     starts = {f"{m.epoch:.6f}" for m in messages}
     ordered: list[Message] = []
     for message in sorted(messages, key=lambda m: m.epoch):
-        thread = message.extra.get("thread_ts")
-        anchor = float(thread) if thread and f"{float(thread):.6f}" in starts else message.epoch
+        thread = _thread_start(message.extra.get("thread_ts"))
+        anchor = thread if thread is not None and f"{thread:.6f}" in starts else message.epoch
         ordered.append(
             Message(
                 message.when,

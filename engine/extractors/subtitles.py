@@ -65,7 +65,7 @@ def _cues(text: str, result: Extraction) -> list[Cue]:
 
 def _spoken(cue: Cue) -> list[tuple[str, str]]:
     """(speaker, text) pairs of one cue; a cue may hold several voices, one per line."""
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, list[str]]] = []  # lines joined once: appending to a str is quadratic
     for raw in cue.lines:
         voice = _VOICE.search(raw)
         speaker = voice[1].strip() if voice else ""
@@ -75,10 +75,10 @@ def _spoken(cue: Cue) -> list[tuple[str, str]]:
         if not text:
             continue
         if pairs and not speaker and not voice:
-            pairs[-1] = (pairs[-1][0], f"{pairs[-1][1]} {text}")  # a wrapped line of the same voice
+            pairs[-1][1].append(text)  # a wrapped line of the same voice
         else:
-            pairs.append((speaker, text))
-    return pairs
+            pairs.append((speaker, [text]))
+    return [(speaker, " ".join(texts)) for speaker, texts in pairs]
 
 
 def cue_turns(text: str, result: Extraction) -> list[Turn]:

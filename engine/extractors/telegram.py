@@ -113,9 +113,13 @@ def _chat_name(chat: dict[str, Any]) -> str:
 
 def _chat_messages(chat: dict[str, Any], lines: LineFinder, result: Extraction) -> list[Message]:
     name = _chat_name(chat)
+    raw = chat.get("messages") or []
+    if not isinstance(raw, list):
+        result.problems.append(f"{name}: `messages` is not a list")
+        return []
     replied: dict[int, tuple[str, str]] = {}  # filled as the chat is read, for quoting replies
     return numbered_messages(
-        enumerate(chat.get("messages") or [], start=1),
+        enumerate(raw, start=1),
         lambda _, item: _export_message(item, name, replied, lines),
         result,
         "not a usable message",

@@ -17,6 +17,7 @@ from engine.extractors.chunking import date_from_name, decode, load_json, parse_
 from engine.records import Draft
 
 WINDOW_SECONDS = 60.0
+MAX_START_SECONDS = 10**7  # 115 days: a start beyond it (or inf, NaN) is a broken number
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,23 @@ def offset(seconds: float) -> str:
     return f"t:{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
+def _segment(raw: Any) -> Segment:
+    """One Whisper segment; KeyError, TypeError or ValueError when it has no usable start."""
+    start = float(raw["start"])
+    if not 0 <= start <= MAX_START_SECONDS:  # NaN fails the comparison too
+        raise ValueError(f"start {start!r} out of range")
+    return Segment(start, str(raw.get("text") or "").strip())
+
+
 def _segments(document: dict[str, Any], result: Extraction) -> list[Segment]:
     found = []
-    for index, raw in enumerate(document.get("segments") or [], start=1):
+    raw_segments = document.get("segments")
+    if not isinstance(raw_segments, list):
+        raw_segments = []
+    for index, raw in enumerate(raw_segments, start=1):
         try:
-            segment = Segment(float(raw["start"]), str(raw.get("text") or "").strip())
-        except (KeyError, TypeError, ValueError):
+            segment = _segment(raw)
+        except (KeyError, TypeError, ValueError, OverflowError):
             result.problems.append(f"segment {index}: no usable start time")
             continue
         if segment.text:

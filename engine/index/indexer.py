@@ -2,26 +2,29 @@
 
 Change detection is two-level: a file whose mtime and size match `index_state` is unchanged;
 otherwise its chunks are extracted and compared by their content-addressed ids, so only new
-chunks are embedded and chunks gone from the file are deleted. Each file is committed in its
-own transaction, so a kill at any moment loses at most the file in progress. Every step
-returns a `FileOutcome`; which files to visit is `engine.index.runs`' business.
+chunks are stored and chunks gone from the file are deleted. Each file is committed in its
+own transaction, so a kill at any moment loses at most the file in progress. New chunks are
+stored without a vector, searchable by keyword at once; `embed_missing` (the vector phase,
+`engine.index.embedding`) embeds them afterwards. Every file step returns a `FileOutcome`;
+which files to visit is `engine.index.runs`' business.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
 import apsw
-import numpy as np
 
-from engine.embedders import Embedder, EmbedderError
+from engine.embedders import Embedder
 from engine.extractors import ExtractError, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
+from engine.index.embedding import VectorPhase
+from engine.index.files import read_regular_file
 from engine.index.routes import Found
 from engine.records import Chunk, ChunkId, IndexStats
 from engine.settings import Settings
@@ -29,7 +32,9 @@ from engine.store import db, vectors
 from engine.store.sql import chunks as chunks_sql
 from engine.store.sql import state as state_sql
 
-EMBED_SUB_BATCH = 256  # chunks embedded and written per step: bounds memory on huge files
+
+def _never() -> bool:
+    return False
 
 
 class Reporter(Protocol):
@@ -37,11 +42,16 @@ class Reporter(Protocol):
 
     def on_progress(self, done: int, total: int, path: str) -> None: ...
 
+    def on_embedding(self, done: int, total: int) -> None: ...
+
     def on_error(self, path: str, message: str) -> None: ...
 
 
 class NullReporter:
     def on_progress(self, done: int, total: int, path: str) -> None:
+        pass
+
+    def on_embedding(self, done: int, total: int) -> None:
         pass
 
     def on_error(self, path: str, message: str) -> None:
@@ -139,6 +149,7 @@ class Indexer:
         self.build_table = vectors.pending_table(conn) if embedder else None
         self.run = RunCounts()
         self.missing_reason = missing_reason  # why embed_missing embeds, for the run log
+        self.stored_reason: dict[int, str] = {}  # seq -> "new" | "changed", this run
 
     def index_file(self, found: Found, *, force: bool = False) -> FileOutcome:
         """Bring one file's chunks in line with the disk, in one transaction."""
@@ -152,9 +163,10 @@ class Indexer:
             if found.size > self.settings.max_file_bytes:
                 raise ExtractError(f"file is larger than {self.settings.max_file_bytes} bytes")
             started = time.perf_counter()
-            chunks, problems = make_chunks(found, found.path.read_bytes())
+            data = read_regular_file(found.path, self.settings.max_file_bytes)
+            chunks, problems = make_chunks(found, data)
             self.run.add_time("extract", started)
-        except (ExtractError, OSError, ValueError, UnicodeError, KeyError, TypeError) as exc:
+        except Exception as exc:  # whatever a read or a parser raises is this file's error only
             return self._record_failure(found, exc)
         error = "; ".join(problems[:20]) if problems else None
         message = f"{len(problems)} problem(s): {error}" if problems else ""
@@ -163,9 +175,22 @@ class Indexer:
         new, gone = self._apply(found, chunks, error)
         return FileOutcome(path, Action.INDEXED, new, gone, len(chunks) - new, message)
 
-    def _record_failure(self, found: Found, exc: BaseException) -> FileOutcome:
-        message = str(exc) or type(exc).__name__
+    def _record_failure(self, found: Found, exc: Exception) -> FileOutcome:
+        """Record why a file could not be indexed; its earlier chunks are kept.
+
+        A read that failed (OSError: permissions, a vanished file, I/O) is recorded without
+        the file's mtime and size, so the next run reads it again: fixing permissions changes
+        neither, and the file would count as unchanged forever. A file that was read and
+        refused keeps them: the same bytes give the same verdict until the file changes.
+        """
+        text = str(exc)
+        if isinstance(exc, ExtractError) and text:
+            message = text
+        else:  # an unexpected exception: its type says what went wrong when its text does not
+            message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
         self._report(str(found.path), message)
+        if isinstance(exc, OSError):  # size -1 matches no file: retried on the next run
+            found = Found(found.path, found.root, found.relative, found.source_type, -1.0, -1)
         with db.transaction(self.conn):
             self._write_state(found, message)
         return FileOutcome(str(found.path), Action.ERROR, message=message)
@@ -181,58 +206,33 @@ class Indexer:
         )
 
     def _apply(self, found: Found, chunks: list[Chunk], error: str | None) -> tuple[int, int]:
-        """Write the file's new chunks and drop its vanished ones; (new, deleted) counts."""
+        """Store the file's new chunks (no vectors yet) and drop its vanished ones;
+        (new, deleted) counts."""
         existing = dict(
             self.conn.execute(chunks_sql.ids_by_file_sql(), (str(found.path),)).fetchall()
         )
         wanted = {c.id for c in chunks}
         new = [c for c in chunks if c.id not in existing]
         gone = [seq for cid, seq in existing.items() if cid not in wanted]
-        vectors_new = self._embed([c.content for c in new])
+        reason = "changed" if existing else "new"
         started = time.perf_counter()
         with db.transaction(self.conn):
             for seq in gone:
                 vectors.delete_vector(self.conn, self.vec_table, seq)
                 self.conn.execute(chunks_sql.delete_by_seq_sql(), (seq,))
             ordinal = {c.id: i for i, c in enumerate(chunks)}
-            for i, chunk in enumerate(new):
-                self._insert(
-                    chunk, None if vectors_new is None else vectors_new[i], ordinal[chunk.id]
-                )
+            for chunk in new:
+                self.stored_reason[self._insert(chunk, ordinal[chunk.id])] = reason
             self._write_state(found, error)
         self.run.add_time("write", started)
-        self.run.count(
-            "embedded." + ("changed" if existing else "new"), 0 if vectors_new is None else len(new)
-        )
         self.run.count("deleted.changed", len(gone))
         self.run.chunks += len(new)
         self.run.unchanged += len(chunks) - len(new)
         self.run.deleted += len(gone)
         return len(new), len(gone)
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray | None:
-        if self.embedder is None or not texts:
-            return None
-        started = time.perf_counter()
-        try:
-            out = np.concatenate(
-                [
-                    self.embedder.embed(texts[i : i + EMBED_SUB_BATCH])
-                    for i in range(0, len(texts), EMBED_SUB_BATCH)
-                ]
-            )
-        except EmbedderError as exc:
-            self._report("<embedder>", f"embedding failed, stored without vectors: {exc}")
-            self.embedder = None
-            return None
-        self.run.add_time("embed", started)
-        self.run.embedded += len(texts)
-        return out
-
-    def _insert(self, chunk: Chunk, vector: np.ndarray | None, ordinal: int) -> None:
-        blob = None if vector is None else vector.astype(np.float32).tobytes()
-        table = self.build_table or self.vec_table
-        stored = None if self.build_table else blob  # chunks.embedding: active model only
+    def _insert(self, chunk: Chunk, ordinal: int) -> int:
+        """Store one chunk without a vector; its seq."""
         self.conn.execute(
             chunks_sql.insert_sql(),
             (
@@ -241,7 +241,7 @@ class Indexer:
                 chunk.source_type,
                 chunk.content,
                 json.dumps(chunk.metadata, ensure_ascii=False, default=str),
-                stored,
+                None,
                 time.time(),
                 chunk.content_hash,
                 chunk.content_date,
@@ -251,11 +251,7 @@ class Indexer:
                 ordinal,
             ),
         )
-        if blob is not None and table:
-            seq = self.conn.last_insert_rowid()
-            vectors.insert_vector(
-                self.conn, table, seq, blob, chunk.source_type, chunk.content_date
-            )
+        return int(self.conn.last_insert_rowid())
 
     def delete_file(self, path: str) -> FileOutcome:
         """Remove a file's chunks, FTS rows and vectors, and its state."""
@@ -272,40 +268,14 @@ class Indexer:
         self.run.count("deleted.file_gone", len(seqs))
         return FileOutcome(path, Action.DELETED, deleted_chunks=len(seqs))
 
-    def embed_missing(self) -> None:
-        """Give a vector to every chunk stored without one (embedder was down, or switched)."""
-        if self.embedder is not None and self.build_table:
-            self._finish_build()
-            return
-        if self.embedder is None or not self.vec_table:
-            return
-        while True:
-            rows = self.conn.execute(
-                chunks_sql.unembedded_batch_sql(), (EMBED_SUB_BATCH,)
-            ).fetchall()
-            if not rows:
-                return
-            embedded = self._embed([r[1] for r in rows])
-            if embedded is None:
-                return
-            self.run.count("embedded." + self.missing_reason, len(rows))
-            with db.transaction(self.conn):
-                for (seq, _, source_type, date), vector in zip(rows, embedded, strict=True):
-                    blob = vector.astype(np.float32).tobytes()
-                    self.conn.execute(chunks_sql.update_embedding_sql(), (blob, seq))
-                    vectors.insert_vector(self.conn, self.vec_table, seq, blob, source_type, date)
-
-    def _finish_build(self) -> None:
-        """Re-embed every chunk into the new embedder's table, then swap it in (vectors.py)."""
-        assert self.build_table is not None
-        complete = vectors.fill_pending(
-            self.conn,
-            self.build_table,
-            self._embed,
-            on_batch=lambda n: self.run.count("embedded.embedder_change", n),
-        )
-        if complete and vectors.swap(self.conn):
-            self.vec_table, self.build_table = db.active_vec_table(self.conn), None
+    def embed_missing(
+        self, *, should_stop: Callable[[], bool] = _never, budget_seconds: float | None = None
+    ) -> bool:
+        """The vector phase: give a vector to every chunk stored without one (new chunks,
+        an embedder that was down, a switch of embedder), newest first. True when none is
+        left; False when it paused (a stop, the time budget, a failing embedder)."""
+        phase = VectorPhase(self, should_stop=should_stop, budget_seconds=budget_seconds)
+        return phase.run()
 
     def stats(self, seconds: float) -> IndexStats:
         r = self.run

@@ -376,13 +376,15 @@ def backup(settings: Settings, target: Path, *, force: bool = False) -> BackupRe
     conn = _open_existing(settings)
     started = time.perf_counter()
     try:
+        # Created 0600 before VACUUM INTO fills it (it takes an empty file): the copy of
+        # everything indexed is never readable by others, not even while it is written.
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         conn.execute(database_sql.vacuum_into_sql(), (str(partial),))
-    except apsw.Error as exc:
+    except (apsw.Error, OSError) as exc:
         partial.unlink(missing_ok=True)
         raise BackupError(f"cannot write {target}: {exc}") from None
     finally:
         conn.close()
-    os.chmod(partial, 0o600)
     os.replace(partial, target)  # never a half-written file under the final name
     return BackupReport(
         path=str(target),

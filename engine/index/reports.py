@@ -229,6 +229,11 @@ class IndexStatus:
     def size_bytes(self) -> int:
         return self.sizes.total
 
+    @property
+    def vector_coverage(self) -> float:
+        """The share of chunks that have a vector (1.0 for an empty index)."""
+        return 1.0 if not self.counts.chunks else self.counts.embedded / self.counts.chunks
+
     def as_json(self) -> dict[str, Any]:
         return {
             "db": self.db,
@@ -248,5 +253,6 @@ class IndexStatus:
             "maintenance_suggested": self.maintenance_suggested,
             "schema_version": self.schema_version,
             "size_bytes": self.size_bytes,
+            "vector_coverage": round(self.vector_coverage, 4),
             "log": self.log,
         }

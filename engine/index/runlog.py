@@ -12,7 +12,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from engine.settings import Settings
 
@@ -41,10 +41,23 @@ def append(settings: Settings, record: dict[str, Any]) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             if path.exists() and path.stat().st_size > MAX_BYTES:
                 os.replace(path, path.with_name(path.name + ".1"))
-            with open(path, "a", encoding="utf-8") as handle:
+            with _open_private(path) as handle:
                 handle.write(line)
         except OSError:
             pass
+
+
+def _open_private(path: Path) -> TextIO:
+    """The log for appending, created 0600: it names files and quotes their errors. A log
+    left readable by an older version is made private too."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        if hasattr(os, "fchmod") and os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+        return open(fd, "a", encoding="utf-8")
+    except OSError:
+        os.close(fd)
+        raise
 
 
 def read_runs(settings: Settings, limit: int = 20) -> list[dict[str, Any]]:

@@ -22,8 +22,9 @@ from filelock import FileLock
 
 from engine.embedders import Embedder, EmbedderError, create_embedder
 from engine.index import runlog
+from engine.index.embedding import pending_vectors
 from engine.index.indexer import Action, FileOutcome, Indexer, NullReporter, Reporter, RunCounts
-from engine.index.routes import Found, classify, discover
+from engine.index.routes import Discovery, Found, UnlistedRoot, classify, scan, unlisted_roots_at
 from engine.records import IndexStats
 from engine.settings import Settings
 from engine.store import db, vectors
@@ -44,6 +45,7 @@ class RunResult:
     kind: str
     stats: IndexStats
     outcomes: tuple[FileOutcome, ...] = field(default=())
+    vectors_left: int = 0  # chunks still to embed when the run ended (0: none, or no model)
 
     @property
     def changes(self) -> tuple[FileOutcome, ...]:
@@ -137,25 +139,36 @@ def index_paths(
     force: bool = False,
     should_stop: ShouldStop = _never,
 ) -> list[FileOutcome]:
-    """Index these files and folders; delete what is gone at or under them."""
+    """Index these files and folders; delete what is gone at or under them.
+
+    Not what could not be seen: files under a folder the walk could not list, or under a
+    root gone missing (a deleted path whose root is gone), are kept and reported.
+    """
     settings, conn = indexer.settings, indexer.conn
     started = time.perf_counter()
     targets: list[Found] = []
-    gone: list[str] = []
-    for raw in paths:
-        path = Path(raw)
+    missing: list[str] = []
+    walked: Discovery | None = None
+    absent_roots: tuple[UnlistedRoot, ...] = ()
+    given = [Path(raw).absolute() for raw in paths]
+    for path in given:
         if path.is_dir():
+            walked = walked or scan(settings)  # one walk for all the folders of a batch
             folder = path.resolve()
-            found = [f for f in discover(settings) if folder in f.path.parents]
+            found = [f for f in walked.found if folder in f.path.parents]
             on_disk = {str(f.path) for f in found}
             targets += found
-            gone += [k for k in known_under(conn, path) if k not in on_disk]
+            missing += [k for k in known_under(conn, path) if k not in on_disk]
         elif path.exists():
             item = classify(path, settings)
             if item is not None and item.size >= 0:
                 targets.append(item)
         else:
-            gone += known_under(conn, path)
+            absent_roots += unlisted_roots_at(path, settings)
+            missing += known_under(conn, path)
+    seen = walked or Discovery((), unlisted_roots=tuple(dict.fromkeys(absent_roots)))
+    gone, errors = seen.unseen(missing, keep_under_empty_roots=False, about=given)
+    _report_errors(indexer, errors)
     indexer.run.add_time("discover", started)
     return _visit(indexer, targets, gone, force=force, should_stop=should_stop)
 
@@ -163,19 +176,27 @@ def index_paths(
 def reconcile(
     indexer: Indexer, *, force: bool = False, should_stop: ShouldStop = _never
 ) -> list[FileOutcome]:
-    """Index every routed file under every root; delete the indexed files no longer there."""
+    """Index every routed file under every root; delete the indexed files no longer there.
+
+    Only where the walk looked: what is indexed under a root or folder it could not list is
+    kept, and that root or folder is reported as an error (`routes.Discovery.unseen`).
+    """
     started = time.perf_counter()
-    targets = list(discover(indexer.settings))
+    discovery = scan(indexer.settings)
     indexer.run.add_time("discover", started)
-    on_disk = {str(f.path) for f in targets}
+    on_disk = {str(f.path) for f in discovery.found}
     known = [r[0] for r in indexer.conn.execute(state_sql.files_sql())]
-    return _visit(
-        indexer,
-        targets,
-        [k for k in known if k not in on_disk],
-        force=force,
-        should_stop=should_stop,
-    )
+    missing = [k for k in known if k not in on_disk]
+    gone, errors = discovery.unseen(missing, keep_under_empty_roots=True)
+    _report_errors(indexer, errors)
+    return _visit(indexer, list(discovery.found), gone, force=force, should_stop=should_stop)
+
+
+def _report_errors(indexer: Indexer, errors: Iterable[tuple[str, str]]) -> None:
+    """Roots and folders the walk could not see: errors of the run, like a file's."""
+    for path, message in errors:
+        indexer.run.errors.append((path, message))
+        indexer.reporter.on_error(path, message)
 
 
 def run_record(run: RunCounts, stats: IndexStats, kind: str) -> dict[str, object]:
@@ -209,9 +230,13 @@ def run_index(
     missing_reason: str = "missing_vector",
     should_stop: ShouldStop = _never,
     started: float | None = None,
+    vector_seconds: float | None = None,
 ) -> RunResult:
-    """Index `paths` (or reconcile every root), embed what lacks a vector, record the run.
+    """Index `paths` (or reconcile every root), then embed what lacks a vector, record the run.
 
+    Two phases: every file first (its chunks keyword-searchable as soon as it is committed),
+    then the vectors, newest first — all of them, or for `vector_seconds` (a long-lived writer
+    embeds the rest in slices between other jobs; `RunResult.vectors_left` says how many).
     `kind` names the run in the log: "watch" (a watcher batch: logged only when it changed
     something, no `last_run`), else reindex / reindex-full / reindex-paths by default.
     """
@@ -223,9 +248,10 @@ def run_index(
     else:
         outcomes = index_paths(indexer, paths, force=full, should_stop=should_stop)
     if not should_stop():
-        indexer.embed_missing()
+        indexer.embed_missing(should_stop=should_stop, budget_seconds=vector_seconds)
     stats = indexer.stats(time.perf_counter() - started)
-    result = RunResult(kind, stats, tuple(outcomes))
+    left = pending_vectors(conn) if indexer.embedder is not None else 0
+    result = RunResult(kind, stats, tuple(outcomes), vectors_left=left)
     if kind != "watch":
         _record_last_run(conn, stats)
     if kind != "watch" or result.changes or stats.errors:

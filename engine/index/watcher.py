@@ -76,6 +76,9 @@ class _Reporter:
     def on_progress(self, done: int, total: int, path: str) -> None:
         pass
 
+    def on_embedding(self, done: int, total: int) -> None:
+        pass
+
 
 class Watcher:
     """Watch the roots and keep the index fresh; start/stop/pause/resume from any thread."""

@@ -9,6 +9,9 @@ transaction, so readers on their own connections never block and never see half 
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -20,13 +23,24 @@ import apsw
 
 from engine.embedders import Embedder, EmbedderPool, create_embedder
 from engine.index import maintenance
-from engine.index.indexer import FileOutcome, NullReporter, Reporter
+from engine.index.embedding import pending_vectors
+from engine.index.indexer import FileOutcome, Indexer, NullReporter, Reporter
 from engine.index.reports import MaintenanceResult
 from engine.index.runs import open_writer, prepare_embedder, run_index, writer_lock
 from engine.records import IndexStats
 from engine.settings import Settings
 
 T = TypeVar("T")
+VECTOR_SLICE_SECONDS = 2.0  # the writer's vector work between two other jobs, at most
+BACKGROUND_NICE = 10  # the writer thread's niceness (Linux: per thread)
+
+
+def background_priority() -> None:
+    """Lower the calling thread's CPU priority where the platform allows it per thread
+    (Linux), so indexing in a long-lived app yields to what the user is doing."""
+    if sys.platform.startswith("linux") and hasattr(os, "setpriority"):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
 
 
 @dataclass(frozen=True)
@@ -59,7 +73,10 @@ class Writer:
         self._stopping = threading.Event()
         self._pending = 0
         self._pending_lock = threading.Lock()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memex-writer")
+        self._vectors_queued = False
+        self._executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="memex-writer", initializer=background_priority
+        )
 
     # -- public jobs ------------------------------------------------------------------------
 
@@ -139,8 +156,39 @@ class Writer:
                 missing_reason=reason,
                 should_stop=self._stopping.is_set,
                 started=started,
+                vector_seconds=VECTOR_SLICE_SECONDS,
             )
+        self._queue_vectors(result.vectors_left)
         return BatchResult(kind, result.stats, result.changes)
+
+    def _queue_vectors(self, left: int) -> None:
+        """Embed the rest in slices, each queued behind the jobs waiting now: a watcher
+        batch never waits for more than one slice of a long first embedding."""
+        with self._pending_lock:
+            if not left or self._embedder is None or self._vectors_queued:
+                return
+            if self._stopping.is_set():
+                return
+            self._vectors_queued = True
+        self.submit(self._vector_slice)
+
+    def _vector_slice(self) -> int:
+        """One slice of the vector phase; the chunks still to embed after it."""
+        with self._pending_lock:
+            self._vectors_queued = False
+        with writer_lock(self.settings):
+            conn = self._connection()
+            indexer = Indexer(self.settings, conn, self._embedder, self.reporter)
+            indexer.embed_missing(
+                should_stop=self._stopping.is_set, budget_seconds=VECTOR_SLICE_SECONDS
+            )
+            left = pending_vectors(conn)
+        if indexer.embedder is None:  # it failed: the next job or reconcile tries again
+            self._embedder = None
+            self._embedder_tried = False
+            return left
+        self._queue_vectors(left)
+        return left
 
     def _maintenance(self, vacuum: bool) -> MaintenanceResult:
         with writer_lock(self.settings):

@@ -1,9 +1,9 @@
 """Hybrid search over the index."""
 
-from engine.search.pipeline import (
+from engine.search.pipeline import Searcher
+from engine.search.response import (
     MODES,
     NoIndexError,
-    Searcher,
     SearchError,
     SearchOptions,
     SearchResponse,

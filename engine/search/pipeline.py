@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any
 
 import apsw
 import numpy as np
@@ -16,56 +16,22 @@ from engine.embedders import Embedder, EmbedderPool, Vectors, create_embedder
 from engine.people import PeopleMatcher, load_people, profile_text
 from engine.records import Person, SearchResult
 from engine.search import fts, stages
+from engine.search.coverage import VectorCoverage
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
 from engine.search.query_embedder import QueryEmbedder
+from engine.search.response import (
+    MODES,
+    NoIndexError,
+    SearchError,
+    SearchResponse,
+)
 from engine.search.snippets import make_snippet
 from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks, vec
 
-MODES = ("hybrid", "vector", "bm25")
 KNN_MAX = 4096
-
-
-class SearchError(ValueError):
-    """A search that cannot run as asked (bad mode, bad date, unknown person)."""
-
-
-class NoIndexError(RuntimeError):
-    """There is no index yet at the configured path."""
-
-
-@dataclass
-class SearchResponse:
-    """Results plus what a front end should know: the mode used, warnings, timing."""
-
-    query: str
-    mode: str
-    results: list[SearchResult]
-    warnings: list[str] = field(default_factory=list)
-    took_ms: float = 0.0
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "mode": self.mode,
-            "took_ms": round(self.took_ms, 2),
-            "warnings": self.warnings,
-            "results": [r.as_json() for r in self.results],
-        }
-
-
-class SearchOptions(TypedDict, total=False):
-    """The keyword arguments of a search, past the query, limit and source types; the
-    engine's and the module's search functions take them as `**options`."""
-
-    since: str | None  # ISO date, inclusive
-    until: str | None  # ISO date, inclusive
-    people: Sequence[str] | None  # names or aliases; chunks naming any of them
-    mode: str  # hybrid | vector | bm25
-    explain: bool  # per-result ranks and stage effects
-    prefix: bool  # the last term matches as a prefix (typing in the window)
 
 
 class Searcher:
@@ -98,6 +64,7 @@ class Searcher:
         self._query_embedder = QueryEmbedder(settings, self.conn, embedder, make)
         self.matcher = PeopleMatcher(load_people(settings) if people is None else people)
         self._lock = threading.Lock()
+        self._coverage = VectorCoverage(self.conn)
         self.vector_cache, self._owns_cache = _vector_cache(settings, vector_cache)
 
     def close(self) -> None:
@@ -214,6 +181,9 @@ class Searcher:
             qvec = self._query_vector(query, warnings) if query.strip() else None
             if qvec is not None:
                 lists["vector"] = self.vector(qvec, k, filters)
+                partial = self._coverage.warning()
+                if partial:
+                    warnings.append(partial)
             elif mode == "vector" or warnings:
                 lists["bm25"] = self.bm25(terms, k, filters, prefix)
                 lists.pop("exact", None)

@@ -85,6 +85,10 @@ class Settings:
         return int(self.values["max_file_bytes"])
 
     @property
+    def follow_symlinks_outside_roots(self) -> bool:
+        return bool(self.values["follow_symlinks_outside_roots"])
+
+    @property
     def roots(self) -> tuple[Path, ...]:
         return tuple(Path(os.path.expanduser(r)).resolve() for r in self.values["roots"])
 

@@ -12,7 +12,7 @@ from typing import Any
 from desktop_helpers import start_app, wait_for
 
 from desktop.controller import MemexApp
-from desktop.tasks import WorkState
+from desktop.progress import WorkState
 from engine.settings import Settings
 
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from desktop.controller import MemexApp
-from desktop.tasks import SearchAnswer, SearchRequest
+from desktop.requests import SearchAnswer, SearchRequest
 from engine.embedders import EmbedderError
 from engine.search import Searcher
 from engine.search.neighbours import neighbours

@@ -73,6 +73,14 @@ def position_by_id_sql() -> str:
     return "SELECT source_file, ordinal FROM chunks WHERE id = ?"
 
 
+def row_by_id_sql() -> str:
+    """One chunk in full, as the MCP `get` tool shows it (bound: id)."""
+    return (
+        "SELECT id, source_file, source_type, content, content_date, title, location, people, "
+        "metadata FROM chunks WHERE id = ?"
+    )
+
+
 def neighbours_sql() -> str:
     """Chunks of one file in an ordinal range, in file order (bound: source_file, low, high)."""
     return (
@@ -111,8 +119,16 @@ def seq_ids_sql() -> str:
 
 
 def unembedded_batch_sql() -> str:
-    """The next chunks without a vector, in seq order (bound: limit)."""
-    return f"{_TO_EMBED} WHERE embedding IS NULL ORDER BY seq LIMIT ?"
+    """The next chunks without a vector, newest content first, undated last (bound: limit).
+
+    Read in order from the partial index `chunks_unembedded_newest`: no sort of the queue.
+    """
+    return f"{_TO_EMBED} WHERE embedding IS NULL ORDER BY content_date DESC, seq LIMIT ?"
+
+
+def count_unembedded_sql() -> str:
+    """How many chunks have no vector yet (a count over the partial index)."""
+    return "SELECT count(*) FROM chunks WHERE embedding IS NULL"
 
 
 def unembedded_seqs_sql() -> str:

@@ -22,6 +22,8 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(source_file);
 CREATE INDEX IF NOT EXISTS chunks_type_date ON chunks(source_type, content_date);
 CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(seq) WHERE embedding IS NULL;
+CREATE INDEX IF NOT EXISTS chunks_unembedded_newest
+    ON chunks(content_date DESC, seq) WHERE embedding IS NULL;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, title, source_type UNINDEXED,

@@ -1,0 +1,32 @@
+"""What the window asks the task manager for, and what comes back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.search import SearchResponse
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What the window asks for: the query and every filter pushed into the engine."""
+
+    query: str
+    source_types: tuple[str, ...] = ()
+    since: str | None = None
+    until: str | None = None
+    people: tuple[str, ...] = ()
+    limit: int = 30
+    prefix: bool = True
+
+
+@dataclass(frozen=True)
+class SearchAnswer:
+    """A search's results, the chip counts and the person the query names (for the card)."""
+
+    request: SearchRequest
+    response: SearchResponse | None
+    counts: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    person: dict[str, Any] | None = None

@@ -1,0 +1,72 @@
+"""What the MCP tools `get`, `person` and `status` return, as frozen records.
+
+Each `as_json()` is the shape its `$defs` entry in engine/schemas/memex-v1.schema.json
+describes (`search` returns `SearchResponse.as_json()`, the root of that schema).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from engine.index.reports import IndexStatus
+from engine.records import Person, SearchResult
+from engine.search.neighbours import Neighbour
+
+
+@dataclass(frozen=True)
+class ChunkView:
+    """One chunk in full with the chunks around it in its file (or a person's card)."""
+
+    id: str
+    source_type: str
+    source_file: str
+    content: str
+    content_date: str | None = None
+    title: str = ""
+    location: str = ""
+    people: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+    profile: Person | None = None
+    neighbours: tuple[Neighbour, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source_type": self.source_type,
+            "source_file": self.source_file,
+            "content_date": self.content_date,
+            "title": self.title,
+            "location": self.location,
+            "content": self.content,
+            "people": list(self.people),
+            "metadata": dict(self.metadata),
+            "profile": None if self.profile is None else self.profile.as_dict(),
+            "neighbours": [asdict(n) for n in self.neighbours],
+        }
+
+
+@dataclass(frozen=True)
+class PersonMentions:
+    """A known person's card and their most recent mentions, newest first."""
+
+    query: str
+    person: Person
+    mentions: tuple[SearchResult, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "person": self.person.as_dict(),
+            "mentions": [m.as_json() for m in self.mentions],
+        }
+
+
+def status_json(status: IndexStatus) -> dict[str, Any]:
+    """`memex status --json` with `vector_coverage`, the share of chunks that have a vector
+    (1.0 for an empty index), computed here where `IndexStatus` does not report it yet."""
+    payload = status.as_json()
+    counts = status.counts
+    coverage = counts.embedded / counts.chunks if counts.chunks else 1.0
+    payload.setdefault("vector_coverage", round(coverage, 4))
+    return payload

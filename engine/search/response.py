@@ -1,0 +1,51 @@
+"""What a search returns, the options it takes, and the errors it raises."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from engine.records import SearchResult
+
+MODES = ("hybrid", "vector", "bm25")
+
+
+class SearchError(ValueError):
+    """A search that cannot run as asked (bad mode, bad date, unknown person)."""
+
+
+class NoIndexError(RuntimeError):
+    """There is no index yet at the configured path."""
+
+
+@dataclass
+class SearchResponse:
+    """Results plus what a front end should know: the mode used, warnings, timing."""
+
+    query: str
+    mode: str
+    results: list[SearchResult]
+    warnings: list[str] = field(default_factory=list)
+    took_ms: float = 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "took_ms": round(self.took_ms, 2),
+            "warnings": self.warnings,
+            "results": [r.as_json() for r in self.results],
+        }
+
+
+class SearchOptions(TypedDict, total=False):
+    """The keyword arguments of a search, past the query, limit and source types; the
+    engine's and the module's search functions take them as `**options`."""
+
+    since: str | None  # ISO date, inclusive
+    until: str | None  # ISO date, inclusive
+    people: Sequence[str] | None  # names or aliases; chunks naming any of them
+    mode: str  # hybrid | vector | bm25
+    explain: bool  # per-result ranks and stage effects
+    prefix: bool  # the last term matches as a prefix (typing in the window)
