@@ -11,8 +11,8 @@ phase, then the vector phase), and reports:
   texts in the same process (`LocalEmbedder.embed` over every chunk, batches of 256), and the
   end-to-end rate;
 - the child's peak RSS during the index run (before the raw-rate pass).
-`--keyword-only` stops after the first vector batch (for the 100k layer: the hour of vectors
-is not waited for). Writes bench/out/first_hour-<chunks>.json.
+`--keyword-only` stops when the file phase ends; `--no-raw` skips the raw-rate pass (at 100k
+it would take as long again). Writes bench/out/first_hour-<chunks>[-keyword|-noraw].json.
 """
 
 from __future__ import annotations
@@ -112,10 +112,10 @@ def raw_rate(settings: Settings, limit: int) -> dict[str, Any]:
             "tokens_per_s": round(tokens / seconds)}  # fmt: skip
 
 
-def child(target: Path, keyword_only: bool) -> None:
+def child(target: Path, keyword_only: bool, raw: bool) -> None:
     settings = bench_settings([target / "layer"], target / "memex.db")
     figures = index_once(settings, keyword_only)
-    if not keyword_only and figures["embedded"]:
+    if raw and not keyword_only and figures["embedded"]:
         figures["raw_model"] = raw_rate(settings, figures["embedded"])
         figures["tokens"] = figures["raw_model"]["tokens"]
     print(json.dumps(figures))
@@ -138,6 +138,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--keyword-only", action="store_true", help="stop after the file phase")
     p.add_argument("--quiet-load", type=float, default=0.0, metavar="LOAD",
                    help="first wait for the 1-minute load average to fall below LOAD")  # fmt: skip
+    p.add_argument("--no-raw", action="store_true", help="skip the raw model-rate pass")
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     return p
 
@@ -145,12 +146,13 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.child:
-        child(args.child, args.keyword_only)
+        child(args.child, args.keyword_only, not args.no_raw)
         return 0
     target = layer(args.chunks)
     load = wait_for_quiet(args.quiet_load) if args.quiet_load else os.getloadavg()[0]
     command = [sys.executable, "-m", "bench.first_hour", "--child", str(target)]
     command += ["--keyword-only"] if args.keyword_only else []
+    command += ["--no-raw"] if args.no_raw else []
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     figures = {**json.loads(out.splitlines()[-1]), "load_before": round(load, 2),
                "load_after": round(os.getloadavg()[0], 2), "machine": machine()}  # fmt: skip
@@ -159,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         figures["vector_tokens_per_s"] = round(figures["tokens"] / figures["vector_phase_s"])
         figures["raw_over_vector_phase"] = round(
             figures["raw_model"]["chunks_per_s"] / figures["vector_chunks_per_s"], 2)  # fmt: skip
-    path = OUT / f"first_hour-{args.chunks}{'-keyword' if args.keyword_only else ''}.json"
+    suffix = "-keyword" if args.keyword_only else ("-noraw" if args.no_raw else "")
+    path = OUT / f"first_hour-{args.chunks}{suffix}.json"
     path.write_text(json.dumps(figures, indent=2))
     print(json.dumps(figures, indent=2))
     return 0
