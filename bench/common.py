@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import statistics
@@ -183,3 +184,23 @@ def wait_for_quiet(max_load: float, timeout_s: float = 1800, poll_s: float = 15)
         time.sleep(poll_s)
         load = os.getloadavg()[0]
     return load
+
+
+def add_quiet_load(parser: Any) -> None:
+    """The `--quiet-load L` option of the timed benchmarks."""
+    parser.add_argument(
+        "--quiet-load",
+        type=float,
+        default=0.0,
+        metavar="L",
+        help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L",
+    )
+
+
+def write_figures(name: str, before: dict[str, Any], figures: dict[str, Any]) -> None:
+    """Print the load before and now, and write bench/out/<name>.json with both machines."""
+    after = machine()
+    print(f"\nload average {before['load_avg_1m']} → {after['load_avg_1m']}")
+    (OUT / f"{name}.json").write_text(
+        json.dumps({"machine_before": before, "machine_after": after, **figures}, indent=2)
+    )

@@ -10,7 +10,6 @@ process, then times warm queries (one process, query embedding included) and col
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from functools import partial
@@ -18,7 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from bench import perf, perf_index
-from bench.common import OUT, bench_settings, machine, markdown_table, percentiles, wait_for_quiet
+from bench.common import (
+    OUT,
+    add_quiet_load,
+    bench_settings,
+    machine,
+    markdown_table,
+    percentiles,
+    wait_for_quiet,
+    write_figures,
+)
 from bench.personal import DEMO_TODAY
 from engine.resources import demo_dir
 from engine.search import Searcher
@@ -59,13 +67,7 @@ def warm(target: Path, n: int) -> dict[str, dict[str, float]]:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.demo", description=__doc__.split("\n")[0])
     p.add_argument("--queries", type=int, default=200)
-    p.add_argument(
-        "--quiet-load",
-        type=float,
-        default=0.0,
-        metavar="L",
-        help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L",
-    )
+    add_quiet_load(p)
     return p
 
 
@@ -112,11 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     before = machine()
     figures = measure(target, args.queries)
     print(figures_table(figures))
-    after = machine()
-    print(f"\nload average {before['load_avg_1m']} → {after['load_avg_1m']}")
-    (OUT / "demo.json").write_text(
-        json.dumps({"machine_before": before, "machine_after": after, **figures}, indent=2)
-    )
+    write_figures("demo", before, figures)
     return 0
 
 

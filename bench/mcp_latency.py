@@ -17,7 +17,6 @@ fragments (bench.perf.make_queries). Writes bench/out/mcp_latency.json.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -29,7 +28,15 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from bench import perf, perf_index
-from bench.common import OUT, machine, markdown_table, percentiles, wait_for_quiet
+from bench.common import (
+    OUT,
+    add_quiet_load,
+    machine,
+    markdown_table,
+    percentiles,
+    wait_for_quiet,
+    write_figures,
+)
 from bench.demo import QUERIES, build
 from engine.store import db
 
@@ -123,13 +130,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", type=int, default=200, help="MCP calls timed")
     p.add_argument("--one-shot", type=int, default=20, help="one-shot processes timed")
     p.add_argument("--rebuild", action="store_true", help="index the demo layer again")
-    p.add_argument(
-        "--quiet-load",
-        type=float,
-        default=0.0,
-        metavar="L",
-        help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L",
-    )
+    add_quiet_load(p)
     return p
 
 
@@ -145,12 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         "mcp": anyio.run(mcp_samples, TARGET, texts),
         "one_shot_ms": one_shot_samples(TARGET, texts[: args.one_shot]),
     }
-    after = machine()
     print(figures_table(figures))
-    print(f"\nload average {before['load_avg_1m']} → {after['load_avg_1m']}")
-    (OUT / "mcp_latency.json").write_text(
-        json.dumps({"machine_before": before, "machine_after": after, **figures}, indent=2)
-    )
+    write_figures("mcp_latency", before, figures)
     return 0
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from bench import peers, perf_index
-from bench.common import OUT, bench_settings, machine, wait_for_quiet
+from bench.common import OUT, add_quiet_load, bench_settings, machine, wait_for_quiet
 from bench.perf_data import NOW
 from bench.perf_report import Samples, print_report, write_json
 from engine.embedders import Embedder, create_embedder
@@ -289,13 +289,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached layer and index")
     p.add_argument("--no-peers", action="store_true", help="skip Chroma and rank_bm25")
-    p.add_argument(
-        "--quiet-load",
-        type=float,
-        default=0.0,
-        metavar="L",
-        help="before timing, wait (≤ 30 min) until the 1-minute load is ≤ L",
-    )
+    add_quiet_load(p)
     return p
 
 
