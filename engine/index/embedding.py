@@ -67,7 +67,7 @@ class VectorPhase:
         try:
             out = ix.embedder.embed(texts)
         except EmbedderError as exc:
-            ix._report("<embedder>", f"embedding failed, stored without vectors: {exc}")
+            ix.report("<embedder>", f"embedding failed, stored without vectors: {exc}")
             ix.embedder = None
             return None
         ix.run.add_time("embed", started)

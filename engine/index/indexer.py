@@ -171,7 +171,7 @@ class Indexer:
         error = "; ".join(problems[:20]) if problems else None
         message = f"{len(problems)} problem(s): {error}" if problems else ""
         if message:
-            self._report(path, message)
+            self.report(path, message)
         new, gone = self._apply(found, chunks, error)
         return FileOutcome(path, Action.INDEXED, new, gone, len(chunks) - new, message)
 
@@ -188,14 +188,15 @@ class Indexer:
             message = text
         else:  # an unexpected exception: its type says what went wrong when its text does not
             message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-        self._report(str(found.path), message)
+        self.report(str(found.path), message)
         if isinstance(exc, OSError):  # size -1 matches no file: retried on the next run
             found = Found(found.path, found.root, found.relative, found.source_type, -1.0, -1)
         with db.transaction(self.conn):
             self._write_state(found, message)
         return FileOutcome(str(found.path), Action.ERROR, message=message)
 
-    def _report(self, path: str, message: str) -> None:
+    def report(self, path: str, message: str) -> None:
+        """An error of this run: kept for the summary and the run log, told to the front end."""
         self.run.errors.append((path, message))
         self.reporter.on_error(path, message)
 

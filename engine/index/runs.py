@@ -195,8 +195,7 @@ def reconcile(
 def _report_errors(indexer: Indexer, errors: Iterable[tuple[str, str]]) -> None:
     """Roots and folders the walk could not see: errors of the run, like a file's."""
     for path, message in errors:
-        indexer.run.errors.append((path, message))
-        indexer.reporter.on_error(path, message)
+        indexer.report(path, message)
 
 
 def run_record(run: RunCounts, stats: IndexStats, kind: str) -> dict[str, object]:

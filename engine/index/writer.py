@@ -4,7 +4,8 @@ Every change to the index made by a long-running front end (the watcher, the des
 through `Writer`: index some paths, reconcile every root (both through
 `engine.index.runs.run_index`, the path `memex reindex` takes too), maintenance. Each job holds
 `writer_lock` so another process cannot write meanwhile, and each file is its own
-transaction, so readers on their own connections never block and never see half a file. Jobs return `concurrent.futures.Future`s; nothing here imports Qt.
+transaction, so readers on their own connections never block and never see half a file.
+Jobs return `concurrent.futures.Future`s; nothing here imports Qt.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine.index.reports import IndexStatus
 from engine.records import Person, SearchResult
 from engine.search.neighbours import Neighbour
 
@@ -60,13 +59,3 @@ class PersonMentions:
             "person": self.person.as_dict(),
             "mentions": [m.as_json() for m in self.mentions],
         }
-
-
-def status_json(status: IndexStatus) -> dict[str, Any]:
-    """`memex status --json` with `vector_coverage`, the share of chunks that have a vector
-    (1.0 for an empty index), computed here where `IndexStatus` does not report it yet."""
-    payload = status.as_json()
-    counts = status.counts
-    coverage = counts.embedded / counts.chunks if counts.chunks else 1.0
-    payload.setdefault("vector_coverage", round(coverage, 4))
-    return payload

@@ -18,7 +18,7 @@ from engine.core import Engine
 from engine.embedders import EmbedderError
 from engine.index.status import collect_status
 from engine.mcp.params import ArgumentError, Param, input_schema, read_arguments
-from engine.mcp.records import ChunkView, PersonMentions, status_json
+from engine.mcp.records import ChunkView, PersonMentions
 from engine.people import PeopleMatcher, profile_text
 from engine.records import Person, SearchResult
 from engine.search import MODES, NoIndexError, SearchError
@@ -144,7 +144,7 @@ def _date_key(result: SearchResult) -> str:
 
 def status_tool(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
     engine.searcher()  # the same "no index; run 'memex reindex' or 'memex demo'" as search
-    return status_json(collect_status(engine.settings))
+    return collect_status(engine.settings).as_json()
 
 
 def _known_people(engine: Engine) -> str:
