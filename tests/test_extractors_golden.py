@@ -20,7 +20,8 @@ from engine.index.indexer import make_chunks
 from engine.index.routes import Found
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SUPPORT_FILES = {"users.json", "channels.json"}  # read by an extractor, not routed themselves
+# read by an extractor, not routed themselves
+SUPPORT_FILES = {"users.json", "channels.json", "dms.json", "mpims.json"}
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
@@ -47,12 +48,13 @@ def render(path: Path) -> dict[str, Any]:
         path.stat().st_size,
     )
     try:
-        chunks, problems = make_chunks(found, path.read_bytes())
+        chunks, problems, notes = make_chunks(found, path.read_bytes())
     except ExtractError as exc:
         return {"source_type": source_type, "error": str(exc)}
     return {
         "source_type": source_type,
         "problems": problems,
+        **({"notes": notes} if notes else {}),
         "chunks": [
             {
                 "id": c.id,

@@ -25,6 +25,8 @@ class Extraction:
 
     drafts: list[Draft] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # Harmless, nothing was lost (an unknown charset read as UTF-8/cp1252): not an error.
+    notes: list[str] = field(default_factory=list)
 
 
 Extractor = Callable[[bytes, PurePath], Extraction]

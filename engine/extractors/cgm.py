@@ -19,6 +19,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from pathlib import PurePath
 
 from engine.extractors import ExtractError, Extraction, register
@@ -28,6 +29,8 @@ from engine.records import Draft
 MMOL_TO_MGDL = 18.016
 RANGE_LOW, RANGE_HIGH = 70.0, 180.0
 SENSOR_LOW, SENSOR_HIGH = 39.0, 401.0
+NOTE_MAX_CHARS = 500
+DELIMITERS = (",", ";", "\t")
 LIBRE_FORMATS = (
     "%m-%d-%Y %I:%M %p",
     "%m-%d-%Y %H:%M",
@@ -49,12 +52,23 @@ class Layout:
     mmol: bool
     kind: int | None  # Event Type / Record Type column
     scan: int | None  # LibreView scan glucose column
+    notes: int | None = None  # LibreView's Notes column (rows of record type 6)
 
 
 @dataclass(frozen=True)
 class Reading:
     day: str
     mgdl: float
+    line: int
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note the wearer typed into the reader or app (LibreView's Notes column)."""
+
+    day: str
+    clock: str  # HH:MM
+    text: str
     line: int
 
 
@@ -75,7 +89,9 @@ def find_layout(rows: list[list[str]]) -> Layout:
         vendor = "LibreView" if lower[time].startswith("device") else "Dexcom"
         kind = next((i for i, n in enumerate(lower) if n in ("event type", "record type")), None)
         scan = next((i for i, n in enumerate(lower) if n.startswith("scan glucose")), None)
-        return Layout(vendor, index, time, glucose, "mmol" in lower[glucose], kind, scan)
+        notes = lower.index("notes") if "notes" in lower else None
+        mmol = "mmol" in lower[glucose]
+        return Layout(vendor, index, time, glucose, mmol, kind, scan, notes)
     raise ExtractError("not a Dexcom Clarity or LibreView CSV: no timestamp and glucose header")
 
 
@@ -105,22 +121,51 @@ def _libre_formats(rows: list[list[str]], layout: Layout) -> tuple[str, ...]:
     return LIBRE_FORMATS
 
 
-def _day(stamp: str, formats: tuple[str, ...]) -> str:
+def _moment(stamp: str, formats: tuple[str, ...]) -> datetime:
     text = stamp.strip()
     try:
-        return datetime.fromisoformat(text).strftime("%Y-%m-%d")
+        return datetime.fromisoformat(text)
     except ValueError:
         pass
     for form in formats:
         try:
-            return datetime.strptime(text, form).strftime("%Y-%m-%d")
+            return datetime.strptime(text, form)
         except ValueError:
             continue
     raise ValueError(f"unreadable timestamp {stamp!r}")
 
 
+def _day(stamp: str, formats: tuple[str, ...]) -> str:
+    return _moment(stamp, formats).strftime("%Y-%m-%d")
+
+
+def _formats(rows: list[list[str]], layout: Layout) -> tuple[str, ...]:
+    return _libre_formats(rows, layout) if layout.vendor == "LibreView" else LIBRE_FORMATS
+
+
+def notes(rows: list[list[str]], layout: Layout, result: Extraction) -> list[Note]:
+    """The rows' notes (any record type; LibreView writes them as type 6), with their time."""
+    column, found = layout.notes, []
+    if column is None:
+        return []
+    formats = _formats(rows, layout)
+    for index in range(layout.header_row + 1, len(rows)):
+        row = rows[index]
+        text = " ".join(row[column].split())[:NOTE_MAX_CHARS] if len(row) > column else ""
+        if not text.rstrip("."):
+            continue
+        try:
+            moment = _moment(row[layout.time], formats)
+        except (IndexError, ValueError):
+            result.problems.append(f"line {index + 1}: note without a readable time")
+            continue
+        day, clock = moment.strftime("%Y-%m-%d"), moment.strftime("%H:%M")
+        found.append(Note(day, clock, text.rstrip("."), index + 1))
+    return found
+
+
 def readings(rows: list[list[str]], layout: Layout, result: Extraction) -> list[Reading]:
-    formats = _libre_formats(rows, layout) if layout.vendor == "LibreView" else LIBRE_FORMATS
+    formats = _formats(rows, layout)
     history: list[Reading] = []
     scans: list[Reading] = []
     for index in range(layout.header_row + 1, len(rows)):
@@ -145,7 +190,24 @@ def readings(rows: list[list[str]], layout: Layout, result: Extraction) -> list[
     return history or scans
 
 
-def day_draft(day: str, values: list[Reading], vendor: str) -> Draft:
+def _notes_draft(day: str, day_notes: list[Note], vendor: str) -> Draft:
+    """A day with notes and no readings: the notes alone."""
+    return Draft(
+        content=f"CGM notes for {day} ({vendor}): {_notes_text(day_notes)}.",
+        title=f"Glucose · {day}",
+        content_date=day,
+        location=f"line:{day_notes[0].line}",
+        metadata={"vendor": vendor, "notes": len(day_notes)},
+    )
+
+
+def _notes_text(day_notes: list[Note]) -> str:
+    return "; ".join(f"{n.clock} {n.text}" for n in day_notes)
+
+
+def day_draft(day: str, values: list[Reading], vendor: str, day_notes: list[Note]) -> Draft:
+    if not values:
+        return _notes_draft(day, day_notes, vendor)
     mgdl = [r.mgdl for r in values]
     mean = sum(mgdl) / len(mgdl)
     in_range = sum(RANGE_LOW <= v <= RANGE_HIGH for v in mgdl) / len(mgdl)
@@ -156,7 +218,7 @@ def day_draft(day: str, values: list[Reading], vendor: str) -> Draft:
         f"({mean / MMOL_TO_MGDL:.1f} mmol/L); time in range 70–180 mg/dL {in_range:.0%} "
         f"(below {low:.0%}, above {high:.0%}); min {min(mgdl):.0f} mg/dL, "
         f"max {max(mgdl):.0f} mg/dL; {len(mgdl)} reading{'s' if len(mgdl) != 1 else ''}."
-    )
+    ) + (f" Notes: {_notes_text(day_notes)}." if day_notes else "")
     return Draft(
         content=content,
         title=f"Glucose · {day}",
@@ -169,21 +231,39 @@ def day_draft(day: str, values: list[Reading], vendor: str) -> Draft:
             "max_mgdl": max(mgdl),
             "readings": len(mgdl),
             "vendor": vendor,
-        },
+        }
+        | ({"notes": len(day_notes)} if day_notes else {}),
     )
+
+
+def delimiter(text: str) -> str:
+    """The delimiter of the header row (the line naming a timestamp and glucose): `,`, or
+    the `;` of locales with a decimal comma, or the tab of Excel's "Unicode text"."""
+    for line in islice(io.StringIO(text, newline=""), 30):
+        lower = line.lower()
+        if "timestamp" in lower and "glucose" in lower:
+            return max(DELIMITERS, key=line.count)  # ties keep the first: the comma
+    return ","
 
 
 @register("cgm")
 def extract_cgm(data: bytes, path: PurePath) -> Extraction:
+    text = decode(data)
     try:
         # newline="": the csv module reads \r, \n and \r\n line ends itself, quoted ones too.
-        rows = list(csv.reader(io.StringIO(decode(data), newline="")))
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter(text)))
     except csv.Error as exc:  # a field over csv's size limit, a NUL byte, a broken quote
         raise ExtractError(f"not a readable CSV: {exc}") from None
     layout = find_layout(rows)
     result = Extraction()
     by_day: dict[str, list[Reading]] = defaultdict(list)
+    notes_by_day: dict[str, list[Note]] = defaultdict(list)
     for reading in readings(rows, layout, result):
         by_day[reading.day].append(reading)
-    result.drafts = [day_draft(day, by_day[day], layout.vendor) for day in sorted(by_day)]
+    for note in notes(rows, layout, result):
+        notes_by_day[note.day].append(note)
+    result.drafts = [
+        day_draft(day, by_day[day], layout.vendor, notes_by_day[day])
+        for day in sorted(by_day.keys() | notes_by_day.keys())
+    ]
     return result

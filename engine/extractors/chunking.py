@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import re
@@ -11,7 +12,9 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from engine.extractors import ExtractError, Extraction
+from engine.extractors.filenames import name_stamp
 from engine.records import Draft
+from engine.text import clean_json, has_surrogate_escape
 
 WINDOW_TARGET = 10  # messages per chat window on average
 WINDOW_MIN = 5
@@ -28,8 +31,27 @@ EPOCH_RANGE = (-62135596800.0, 253402300799.0)  # 0001-01-01 to 9999-12-31T23:59
 Item = TypeVar("Item")
 
 
+_WIDE_BOMS = (  # UTF-32 first: its little-endian BOM starts like UTF-16's
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def decode(data: bytes) -> str:
-    """Bytes to text: UTF-8 (with or without BOM), else cp1252, never a crash on odd bytes."""
+    """Bytes to text: UTF-16 or UTF-32 with a BOM (Excel's "Unicode text", Windows tools),
+    UTF-8 (with or without BOM), else cp1252, never a crash on odd bytes."""
+    wide = next((codec for bom, codec in _WIDE_BOMS if data.startswith(bom)), None)
+    if wide:
+        try:
+            text = data.decode(wide)
+        except UnicodeDecodeError:
+            pass  # not that encoding after all (`\xff\xfe` opens many a binary file)
+        else:
+            if "\x00" in text[:4096]:
+                raise ExtractError("binary content (NUL characters)")
+            return text
     if b"\x00" in data[:4096]:
         raise ExtractError("binary content (NUL bytes)")
     for encoding in ("utf-8-sig", "cp1252"):
@@ -66,18 +88,10 @@ def _iso(moment: datetime) -> str:
     return moment.replace(microsecond=0).isoformat()
 
 
-_DATE_IN_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-
-
 def date_from_name(name: str) -> str | None:
-    match = _DATE_IN_NAME.search(name)
-    if not match:
-        return None
-    try:
-        datetime(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:
-        return None
-    return match[0]
+    """The date in a file name (`2024-03-11-walk`, `GMT20240311-100000_Recording`, …)."""
+    stamp = name_stamp(name)
+    return stamp.date if stamp else None
 
 
 def parse_date(value: Any) -> str | None:
@@ -156,7 +170,10 @@ def _decode_value(decoder: json.JSONDecoder, text: str, position: int) -> tuple[
         raise
     except ValueError as exc:  # an integer of more digits than Python converts
         raise json.JSONDecodeError(str(exc).split(";")[0], text, position) from None
-    return _checked(value), end
+    value = _checked(value)
+    if has_surrogate_escape(text, position, end):  # "\ud800": U+FFFD, the rest is kept
+        value = clean_json(value)
+    return value, end
 
 
 _DECODER = json.JSONDecoder()  # holds no state between calls: shared by every thread
@@ -188,14 +205,15 @@ def _skip_space(text: str, position: int) -> int:
     return match.end() if match else position
 
 
-def json_array_items(text: str, result: Extraction) -> list[tuple[int, Any]] | None:
-    """(line, item) for each item of a top-level JSON array, or None if the text is no array.
+def json_array_items(text: str, result: Extraction, start: int = 0) -> list[tuple[int, Any]] | None:
+    """(line, item) for each item of the JSON array at `start` (the top-level one by default),
+    or None if there is no array.
 
     Items are decoded one by one, so each knows its line, and a file cut off or broken in
     the middle keeps the items before the damage (the damage is recorded as a problem).
     """
     decoder = json.JSONDecoder()
-    position = _skip_space(text, 0)
+    position = _skip_space(text, start)
     if not text.startswith("[", position):
         return None
     items: list[tuple[int, Any]] = []

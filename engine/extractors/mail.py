@@ -34,6 +34,17 @@ _ATTRIBUTION = re.compile(
 )
 _SEPARATOR = re.compile(r"^(-{2,}\s*Original Message\s*-{2,}|_{10,})$", re.IGNORECASE)
 _SIGNATURE_CUES = ("Sent from my ", "Get Outlook for ")
+_HIDDEN_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*hidden|mso-hide\s*:\s*all", re.IGNORECASE
+)
+FOOTER_MAX_LINES = 12  # a footer is the end of a mail, never most of it
+_FOOTER_CUE = re.compile(
+    r"\bunsubscribe\b|\bopt[ -]out\b|\b(?:e-?mail|subscription|notification) preferences\b|"
+    r"\bmanage (?:your )?(?:preferences|subscriptions?)\b|"
+    r"\b(?:receiving|received|sent you) this (?:e-?mail|message|newsletter)\b|"
+    r"\bno longer (?:wish|want) to receive\b|©|\ball rights reserved\b",
+    re.IGNORECASE,
+)
 
 
 def html_to_text(markup: str) -> str:
@@ -44,6 +55,9 @@ def html_to_text(markup: str) -> str:
         return "\n".join(" ".join(s.split()) for s in soup.stripped_strings)
     for hidden in soup(["script", "style", "head", "title"]):
         hidden.decompose()
+    for hidden in soup.find_all(_is_hidden):  # preheaders: the inbox preview, never shown
+        if not hidden.decomposed:
+            hidden.decompose()
     for quote in soup.find_all("blockquote"):
         quote.decompose()  # quoted replies in HTML mail
     for br in soup.find_all("br"):
@@ -52,6 +66,28 @@ def html_to_text(markup: str) -> str:
         block.insert_after("\n")  # inline tags (<b>, <a>) stay inside their line
     lines = (" ".join(line.split()) for line in soup.get_text().splitlines())
     return "\n".join(line for line in lines if line)
+
+
+def _is_hidden(tag: Tag) -> bool:
+    return tag.has_attr("hidden") or bool(_HIDDEN_STYLE.search(str(tag.get("style") or "")))
+
+
+def strip_footer(body: str) -> str:
+    """Cut a mailing's footer: from the first of its last FOOTER_MAX_LINES lines with an
+    unsubscribe, preferences or copyright cue; the first line always stays."""
+    lines = body.split("\n")
+    for index in range(max(1, len(lines) - FOOTER_MAX_LINES), len(lines)):
+        if _FOOTER_CUE.search(lines[index]):
+            return "\n".join(lines[:index]).rstrip()
+    return body
+
+
+def _is_mailing(message: EmailMessage, body_part: object) -> bool:
+    """A newsletter or notification (list headers, or an HTML-only body): footers are
+    boilerplate there, while a person's plain mail may well say "unsubscribe me"."""
+    if message.get("List-Unsubscribe") or message.get("List-Id"):
+        return True
+    return isinstance(body_part, EmailMessage) and body_part.get_content_type() == "text/html"
 
 
 def _deeper_than(root: Tag, limit: int) -> bool:
@@ -93,15 +129,25 @@ def strip_quotes_and_signature(body: str) -> str:
     return "\n".join(kept).strip()
 
 
-def _part_text(part: EmailMessage, problems: list[str], where: str) -> str:
+def _part_text(part: EmailMessage, notes: list[str], where: str) -> str:
     try:
         text = str(part.get_content())
     except (LookupError, UnicodeError, AssertionError):
         payload = part.get_payload(decode=True)
         raw = payload if isinstance(payload, bytes) else b""
-        problems.append(f"{where}: unknown charset {part.get_content_charset()!r}, read as UTF-8")
-        text = raw.decode("utf-8", errors="replace")
+        text, used = _decode_unlabelled(raw)
+        notes.append(f"{where}: unknown charset {part.get_content_charset()!r}, read as {used}")
     return html_to_text(text) if part.get_content_type() == "text/html" else text
+
+
+def _decode_unlabelled(raw: bytes) -> tuple[str, str]:
+    """A body whose charset Python does not know: UTF-8, else cp1252 (as `decode` does)."""
+    for encoding, name in (("utf-8", "UTF-8"), ("cp1252", "cp1252")):
+        try:
+            return raw.decode(encoding), name
+        except UnicodeDecodeError:
+            continue
+    return raw.decode("utf-8", errors="replace"), "UTF-8 (bad bytes replaced)"
 
 
 def _addresses(value: str | None) -> list[tuple[str, str]]:
@@ -120,13 +166,14 @@ def _date(message: EmailMessage) -> str | None:
         return None
 
 
-def message_draft(message: EmailMessage, location: str, problems: list[str]) -> Draft | None:
+def message_draft(message: EmailMessage, location: str, notes: list[str]) -> Draft | None:
     subject = str(message.get("Subject") or "").strip()
     senders, receivers = _addresses(message.get("From")), _addresses(message.get("To"))
     sender, to = _readable(senders), _readable(receivers)
     body_part = message.get_body(preferencelist=("plain", "html"))
-    body = _part_text(body_part, problems, location) if isinstance(body_part, EmailMessage) else ""
-    body = strip_quotes_and_signature(body)[:BODY_MAX_CHARS]
+    body = _part_text(body_part, notes, location) if isinstance(body_part, EmailMessage) else ""
+    body = strip_quotes_and_signature(body)
+    body = (strip_footer(body) if _is_mailing(message, body_part) else body)[:BODY_MAX_CHARS]
     attachments = [str(p.get_filename()) for p in message.iter_attachments() if p.get_filename()]
     if not (subject or body or sender):
         return None
@@ -166,7 +213,7 @@ def _extract_mbox(data: bytes) -> Extraction:
         raw = re.sub(rb"^>(>*From )", rb"\1", data[header_end:end], flags=re.MULTILINE)
         line += data.count(b"\n", counted, start)  # counted on from the last message: linear
         counted = start
-        draft = message_draft(_parse(raw), f"line:{line}", result.problems)
+        draft = message_draft(_parse(raw), f"line:{line}", result.notes)
         if draft is None or not draft.content_date and not draft.metadata["from"]:
             result.problems.append(f"line {line}: not a readable message")
         else:
@@ -179,7 +226,7 @@ def _extract_eml(data: bytes) -> Extraction:
     message = _parse(data)
     if not (message.get("From") or message.get("Subject") or message.get("Date")):
         raise ExtractError("not an email message: no From, Subject or Date header")
-    draft = message_draft(message, "line:1", result.problems)
+    draft = message_draft(message, "line:1", result.notes)
     if draft is not None:
         result.drafts.append(draft)
     return result

@@ -16,6 +16,7 @@ import yaml
 
 from engine.extractors import Extraction, register
 from engine.extractors.chunking import SECTION_MAX_CHARS, date_from_name, decode, parse_date
+from engine.extractors.obsidian import render_links, strip_comments
 from engine.records import Draft
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -29,6 +30,7 @@ MAX_FRONT_MATTER_DEPTH = 32
 # an integer of 5,000 digits).
 _YAML_FAILURES = (yaml.YAMLError, ValueError, TypeError, AttributeError, OverflowError)
 UNREADABLE_FRONT_MATTER = "line 1: front matter is not readable YAML; read as text"
+SKIPPED_FRONT_MATTER = "line 1: front matter is not readable YAML; skipped"
 
 
 @dataclass(frozen=True)
@@ -61,20 +63,24 @@ def front_matter_refusal(source: str) -> str:
 
 
 def _front_matter(text: str, lines: list[str], end: int) -> FrontMatter:
-    """The front matter between line 1 and line `end`; bad or refused YAML is body."""
-    source = "\n".join(lines[1:end])
+    """The front matter between line 1 and line `end`. Broken or refused YAML is skipped
+    (the body after it is indexed); a block that holds no `key:` line, or parses to no
+    mapping, is probably prose between two rules and is read as text."""
+    source, body = "\n".join(lines[1:end]), "\n".join(lines[end + 1 :])
     try:
         refusal = front_matter_refusal(source)
         if refusal:
             return FrontMatter(
-                {}, text, 1, f"line 1: front matter refused ({refusal}); read as text"
+                {}, body, end + 2, f"line 1: front matter refused ({refusal}); skipped"
             )
         data = yaml.safe_load(source) or {}
     except _YAML_FAILURES:
+        if any(":" in line for line in lines[1:end] if line.strip()[:1] not in ("", "#")):
+            return FrontMatter({}, body, end + 2, SKIPPED_FRONT_MATTER)
         return FrontMatter({}, text, 1, UNREADABLE_FRONT_MATTER)
     if not isinstance(data, dict):
         return FrontMatter({}, text, 1, UNREADABLE_FRONT_MATTER)
-    return FrontMatter(data, "\n".join(lines[end + 1 :]), end + 2)
+    return FrontMatter(data, body, end + 2)
 
 
 def read_front_matter(text: str) -> FrontMatter:
@@ -161,38 +167,66 @@ def _as_list(value: Any) -> list[str]:
     return [str(value)]
 
 
-def markdown_drafts(text: str, path: PurePath, label: str = "Note") -> Extraction:
-    front_matter = read_front_matter(text)
-    front, body, first_line = front_matter.data, front_matter.body, front_matter.first_line
+@dataclass(frozen=True)
+class NoteHead:
+    """What every chunk of one note shares: its title, date, header lines and metadata."""
+
+    title: str
+    date: str | None
+    header_lines: list[str]
+    tags: list[str]
+    aliases: list[str]
+    obsidian: bool  # render wikilinks and embeds (not in code docs, where `[[` is code)
+
+
+def _note_head(front: dict[str, Any], path: PurePath, label: str, obsidian: bool) -> NoteHead:
     title = note_title(front, path)
-    date = parse_date(front.get("date")) or date_from_name(path.name)
-    aliases = _as_list(front.get("aliases"))
-    tags = _as_list(front.get("tags"))
+    # `created:` is what Obsidian templates and plugins write when there is no `date:`.
+    date = parse_date(front.get("date")) or parse_date(front.get("created"))
+    aliases, tags = _as_list(front.get("aliases")), _as_list(front.get("tags"))
     header_lines = [f"{label}: {title}"]
     if aliases:
         header_lines.append("Aliases: " + ", ".join(aliases))
     if tags:
         header_lines.append("Tags: " + ", ".join(tags))
+    return NoteHead(title, date or date_from_name(path.name), header_lines, tags, aliases, obsidian)
+
+
+def _section_drafts(head: NoteHead, section: Section) -> list[Draft]:
+    crumbs = [render_links(c)[0] if head.obsidian else c for c in section.breadcrumb]
+    crumb = " > ".join(crumbs)
+    drafts, in_fence = [], False
+    for part in _split_long("\n".join(section.lines).strip(), SECTION_MAX_CHARS):
+        links: list[str] = []
+        if head.obsidian:
+            part, links, in_fence = render_links(part, in_fence)
+        metadata = {"breadcrumb": crumbs, "tags": head.tags, "aliases": head.aliases}
+        lines = [*head.header_lines, *([f"Section: {crumb}"] if crumb else []), "", part]
+        drafts.append(
+            Draft(
+                content="\n".join(lines),
+                title=f"{head.title} › {crumb}" if crumb else head.title,
+                content_date=head.date,
+                location=f"line:{section.start_line}"
+                + (f"#{section.anchor}" if section.anchor else ""),
+                metadata=metadata | ({"links": links} if links else {}),
+            )
+        )
+    return drafts
+
+
+def markdown_drafts(
+    text: str, path: PurePath, label: str = "Note", obsidian: bool = True
+) -> Extraction:
+    front_matter = read_front_matter(text)
+    head = _note_head(front_matter.data, path, label, obsidian)
+    body = strip_comments(front_matter.body) if obsidian else front_matter.body
     result = Extraction()
     if front_matter.problem and text.startswith("---\n"):
         result.problems.append(front_matter.problem)
-    for section in sections(body, first_line):
-        body_text = "\n".join(section.lines).strip()
-        if not body_text:
-            continue
-        crumb = " > ".join(section.breadcrumb)
-        for part in _split_long(body_text, SECTION_MAX_CHARS):
-            lines = header_lines + ([f"Section: {crumb}"] if crumb else []) + ["", part]
-            result.drafts.append(
-                Draft(
-                    content="\n".join(lines),
-                    title=f"{title} › {crumb}" if crumb else title,
-                    content_date=date,
-                    location=f"line:{section.start_line}"
-                    + (f"#{section.anchor}" if section.anchor else ""),
-                    metadata={"breadcrumb": section.breadcrumb, "tags": tags, "aliases": aliases},
-                )
-            )
+    for section in sections(body, front_matter.first_line):
+        if "\n".join(section.lines).strip():
+            result.drafts.extend(_section_drafts(head, section))
     return result
 
 
@@ -209,12 +243,15 @@ LABELS = {
 }
 
 
-def _labelled(label: str) -> Callable[[bytes, PurePath], Extraction]:
+PLAIN_MARKDOWN = {"codebase_doc"}  # `[[` and `%%` are code there, not Obsidian syntax
+
+
+def _labelled(label: str, obsidian: bool) -> Callable[[bytes, PurePath], Extraction]:
     def extract_markdown(data: bytes, path: PurePath) -> Extraction:
-        return markdown_drafts(decode(data), path, label)
+        return markdown_drafts(decode(data), path, label, obsidian)
 
     return extract_markdown
 
 
 for _source_type, _label in LABELS.items():
-    register(_source_type)(_labelled(_label))
+    register(_source_type)(_labelled(_label, _source_type not in PLAIN_MARKDOWN))

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from engine.extractors import Extraction, register
-from engine.extractors.chunking import SEGMENT_CHARS, date_from_name, decode, parse_date
-from engine.extractors.markdown import note_title, split_front_matter
+from engine.extractors.chunking import SEGMENT_CHARS, decode, parse_date
+from engine.extractors.filenames import datetime_from_name, recording_title
+from engine.extractors.markdown import split_front_matter
 from engine.records import Draft
 
 _TURN = re.compile(
@@ -88,8 +89,8 @@ def extract_meeting(data: bytes, path: PurePath) -> Extraction:
 
         return extract_subtitles(data, path)
     front, body, first_line = split_front_matter(decode(data))
-    title = note_title(front, path)
-    date = parse_date(front.get("date")) or date_from_name(path.name)
+    title = str(front.get("title") or "") or recording_title(path.stem)
+    date = parse_date(front.get("date")) or datetime_from_name(path.name)
     raw = front.get("attendees") or []
     attendees = [str(a) for a in raw] if isinstance(raw, list) else [str(raw)]
     return Extraction(drafts=segment_drafts(parse_turns(body, first_line), title, date, attendees))

@@ -1,9 +1,11 @@
 """Signal: signal-cli `receive --output=json` lines, one envelope each.
 
 `{"envelope": {"sourceName", "sourceNumber", "timestamp" (ms), "dataMessage": {"message",
-"groupInfo": {"groupName"}, "quote": {"author", "text"}, "attachments": […]}}}`. Messages
-this account sent from another device arrive as `syncMessage.sentMessage`. Receipts, typing
-notices and reactions carry no text and are skipped without complaint.
+"groupInfo": {"groupId", "groupName"}, "quote": {"author", "text"}, "mentions": […],
+"attachments": […]}}}`. Messages this account sent from another device arrive as
+`syncMessage.sentMessage`. Receipts, typing notices and reactions carry no text and are
+skipped without complaint. Older signal-cli writes some lines' `groupInfo` with only the
+`groupId`: the name comes from the file's other lines of that group.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from engine.extractors.chunking import (
 
 QUOTE_CHARS = 60
 SELF = "Me"
+MENTION_MARK = "\ufffc"  # where a mention sits in `message`; `mentions` says whom
+_SPAN = ("start", "length")
 
 
 def _sender(envelope: dict[str, Any]) -> str:
@@ -33,15 +37,61 @@ def _sender(envelope: dict[str, Any]) -> str:
     return "unknown"
 
 
-def _conversation(body: dict[str, Any], fallback: str) -> str:
+def _group(body: dict[str, Any]) -> dict[str, Any]:
     group = body.get("groupInfo") or body.get("groupV2") or {}
-    if isinstance(group, dict) and (group.get("groupName") or group.get("groupId")):
-        return str(group.get("groupName") or group.get("groupId"))
+    return group if isinstance(group, dict) else {}
+
+
+def _conversation(body: dict[str, Any], fallback: str, groups: dict[str, str]) -> str:
+    """The group's name, also where this line's `groupInfo` (older shape) has only the id."""
+    group = _group(body)
+    if group.get("groupName"):
+        return str(group["groupName"])
+    if group.get("groupId"):
+        return groups.get(str(group["groupId"]), str(group["groupId"]))
     return fallback
 
 
+def group_names(records: list[dict[str, Any]]) -> dict[str, str]:
+    """groupId → name from every line of the file that names its group."""
+    names: dict[str, str] = {}
+    for record in records:
+        envelope = record.get("envelope")
+        envelope = envelope if isinstance(envelope, dict) else {}
+        sync = envelope.get("syncMessage")
+        sent = sync.get("sentMessage") if isinstance(sync, dict) else None
+        for body in (envelope.get("dataMessage"), sent):
+            group = _group(body) if isinstance(body, dict) else {}
+            if group.get("groupId") and group.get("groupName"):
+                names[str(group["groupId"])] = str(group["groupName"])
+    return names
+
+
+def with_mentions(text: str, mentions: Any, names: dict[str, str]) -> str:
+    """Each mention's placeholder (U+FFFC) as `@Name`. Signal counts start and length in
+    UTF-16 code units, as Java does, so the text is spliced in those units."""
+    units = text.encode("utf-16-le")
+    spans = []
+    for mention in mentions if isinstance(mentions, list) else []:
+        start, length = (mention.get(k) if isinstance(mention, dict) else None for k in _SPAN)
+        if type(start) is int and type(length) is int and 0 <= start <= start + length:
+            spans.append((start * 2, (start + length) * 2, mention))
+    pieces, done = [], 0
+    for start, stop, mention in sorted(spans, key=lambda span: span[:2]):
+        if start >= done and stop <= len(units):  # overlapping or out-of-range: left out
+            pieces += [units[done:start], f"@{_mentioned(mention, names)}".encode("utf-16-le")]
+            done = stop
+    pieces.append(units[done:])
+    return b"".join(pieces).decode("utf-16-le", errors="replace").replace(MENTION_MARK, "")
+
+
+def _mentioned(mention: dict[str, Any], names: dict[str, str]) -> str:
+    keys = [str(mention[k]) for k in ("name", "number", "uuid") if mention.get(k)]
+    return next((names[k] for k in keys if k in names), keys[0] if keys else "someone")
+
+
 def _text(body: dict[str, Any], names: dict[str, str], account: str) -> str:
-    text = str(body.get("message") or "").strip()
+    text = with_mentions(str(body.get("message") or ""), body.get("mentions"), names).strip()
     files = [
         str(a.get("filename"))
         for a in body.get("attachments") or []
@@ -52,13 +102,15 @@ def _text(body: dict[str, Any], names: dict[str, str], account: str) -> str:
     if text and isinstance(quote, dict):
         author = str(quote.get("authorNumber") or quote.get("author") or "?")
         author = SELF if author == account else names.get(author, author)
-        said = str(quote.get("text") or "")
+        said = with_mentions(str(quote.get("text") or ""), quote.get("mentions"), names)
         said = said[:QUOTE_CHARS] + ("…" if len(said) > QUOTE_CHARS else "")
         text = f'↳ (reply to {author}: "{said}") {text}'
     return text
 
 
-def _message(number: int, record: dict[str, Any], names: dict[str, str]) -> Message | None:
+def _message(
+    number: int, record: dict[str, Any], names: dict[str, str], groups: dict[str, str]
+) -> Message | None:
     envelope = record.get("envelope")
     if not isinstance(envelope, dict):
         raise ValueError("no envelope")
@@ -85,7 +137,7 @@ def _message(number: int, record: dict[str, Any], names: dict[str, str]) -> Mess
         when=iso_from_epoch(ms / 1000.0),
         sender=sender,
         text=text,
-        conversation=_conversation(body, partner),
+        conversation=_conversation(body, partner, groups),
         location=f"line:{number}",
         epoch=ms / 1000.0,
     )
@@ -97,7 +149,7 @@ def _contact_names(records: list[dict[str, Any]]) -> dict[str, str]:
     for record in records:
         envelope = record.get("envelope")
         if isinstance(envelope, dict) and envelope.get("sourceName"):
-            for key in ("sourceNumber", "source"):
+            for key in ("sourceNumber", "source", "sourceUuid"):
                 if envelope.get(key):
                     names[str(envelope[key])] = str(envelope["sourceName"])
     return names
@@ -107,10 +159,11 @@ def _contact_names(records: list[dict[str, Any]]) -> dict[str, str]:
 def extract_signal(data: bytes, path: PurePath) -> Extraction:
     result = Extraction()
     numbered = list(jsonl_records(decode(data), result))
-    names = _contact_names([record for _, record in numbered])
+    records = [record for _, record in numbered]
+    names, groups = _contact_names(records), group_names(records)
     messages = numbered_messages(
         numbered,
-        lambda number, record: _message(number, record, names),
+        lambda number, record: _message(number, record, names, groups),
         result,
         "envelope without a usable timestamp",
     )

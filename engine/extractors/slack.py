@@ -5,10 +5,11 @@ Synced JSONL: one message a line, `{"ts","channel","user","user_name","text","th
 Workspace export: `<export>/<channel>/YYYY-MM-DD.json`, each a JSON array of messages, with
 `users.json` at the export root. Names come from each message's `user_profile` first (Slack
 writes it into the day file); `users.json` is read beside the export root only to fill ids
-that the day file does not name (mentions of people who did not post that day). That one
-sibling read is the single exception to "bytes in, drafts out"; it is cached per file
-version. A changed `users.json` does not reindex old day files by itself: `memex reindex
---full` does.
+that the day file does not name (mentions of people who did not post that day). DMs
+(folder `D…`) and group DMs (folder `mpdm-…`) are titled by their members, listed in the
+root's `dms.json` and `mpims.json`. Those sibling reads are the single exception to "bytes
+in, drafts out"; they are cached per file version. A changed `users.json` does not reindex
+old day files by itself: `memex reindex --full` does.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ _CHANNEL = re.compile(r"<#[CG][A-Z0-9]+\|([^>]*)>")
 _SPECIAL = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>")
 _SUBTEAM = re.compile(r"<!subteam\^[A-Z0-9]+\|([^>]+)>")
 _LINK = re.compile(r"<((?:https?|mailto|tel):[^>|]+)(?:\|([^>]+))?>")
+_DM_FOLDER = re.compile(r"D[A-Z0-9]{2,}")  # the export names a DM's folder by its id
 DELETED_TEXT = "This message was deleted."
 USERS_MAX_BYTES = 64 * 1024 * 1024  # users.json is read beside the file: bounded like one
 
@@ -130,16 +132,58 @@ def _display_name(profile: dict[str, Any], user: dict[str, Any]) -> str:
     return str(user.get("id") or "unknown")
 
 
-def export_users(path: PurePath) -> dict[str, str]:
-    """The user names of the export a day file belongs to (`<export>/<channel>/<day>.json`)."""
-    users = Path(path).parent.parent / "users.json"
+def _root_file(path: PurePath, name: str) -> tuple[str, int, int] | None:
+    """(path, mtime, size) of a file at the root of the export a day file belongs to
+    (`<export>/<channel>/<day>.json`), or None when it is missing or no regular file."""
+    sibling = Path(path).parent.parent / name
     try:
-        found = users.stat()
+        found = sibling.stat()
     except OSError:
-        return {}
+        return None
     if not stat.S_ISREG(found.st_mode) or found.st_size > USERS_MAX_BYTES:
-        return {}  # a FIFO or a device would block or never end
-    return _users_file(str(users), found.st_mtime_ns, found.st_size)
+        return None  # a FIFO or a device would block or never end
+    return str(sibling), found.st_mtime_ns, found.st_size
+
+
+def export_users(path: PurePath) -> dict[str, str]:
+    """The user names of the export a day file belongs to."""
+    found = _root_file(path, "users.json")
+    return _users_file(*found) if found else {}
+
+
+@lru_cache(maxsize=8)
+def _members_file(path: str, mtime_ns: int, size: int) -> dict[str, tuple[str, ...]]:
+    """dms.json or mpims.json as {id and name: member ids}; keyed like _users_file."""
+    try:
+        items = load_json(decode(Path(path).read_bytes()))
+    except (OSError, ExtractError):
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("members"), list):
+            for key in ("id", "name"):
+                if item.get(key):
+                    found[str(item[key])] = tuple(str(m) for m in item["members"])
+    return found
+
+
+def direct_conversation(path: PurePath, names: dict[str, str]) -> tuple[str, str] | None:
+    """(title prefix, member names) of a DM (folder `D…`, members in `dms.json`) or a group
+    DM (folder `mpdm-ana--ben-1`, members in `mpims.json`); None for a channel."""
+    folder = path.parent.name
+    if _DM_FOLDER.fullmatch(folder):
+        prefix, listing = "DM · ", "dms.json"
+    elif folder.startswith("mpdm-"):
+        prefix, listing = "Group DM · ", "mpims.json"
+    else:
+        return None
+    found = _root_file(path, listing)
+    members = _members_file(*found).get(folder) if found else None
+    if members:
+        return prefix, ", ".join(names.get(m) or m for m in members)
+    if folder.startswith("mpdm-"):  # the name itself lists the members' handles
+        return prefix, ", ".join(folder[5:].rsplit("-", 1)[0].split("--"))
+    return None
 
 
 def _names_in_file(items: list[Any], users: dict[str, str]) -> dict[str, str]:
@@ -219,8 +263,8 @@ def _extract_export_day(data: bytes, path: PurePath) -> Extraction:
     items = json_array_items(decode(data), result)
     if items is None:
         raise ExtractError("a Slack export day file must be a JSON array of messages")
-    channel = path.parent.name
     names = _names_in_file([item for _, item in items], export_users(path))
+    prefix, channel = direct_conversation(path, names) or ("#", path.parent.name)
     messages = numbered_messages(
         enumerate(items, start=1),
         lambda _, line_and_item: _export_message(
@@ -230,7 +274,7 @@ def _extract_export_day(data: bytes, path: PurePath) -> Extraction:
         "not a usable Slack message",
         where="message",
     )
-    result.drafts = chat_drafts(_thread_order(messages), "slack")
+    result.drafts = chat_drafts(_thread_order(messages), "slack", prefix)
     return result
 
 

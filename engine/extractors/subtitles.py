@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from engine.extractors import Extraction
-from engine.extractors.chunking import SEGMENT_CHARS, date_from_name, decode
+from engine.extractors.chunking import SEGMENT_CHARS, decode
+from engine.extractors.filenames import datetime_from_name, recording_title
 from engine.extractors.meeting import Turn, segment_drafts
 
 _TIMING = re.compile(r"^\s*(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})\s*-->\s*\S+")
@@ -94,17 +95,17 @@ def cue_turns(text: str, result: Extraction) -> list[Turn]:
 
 
 def _title(text: str, path: PurePath) -> str:
-    """The WebVTT header's text (`WEBVTT - Weekly sync`) if any, else the file name."""
+    """The WebVTT header's text (`WEBVTT - Weekly sync`) if any, else the file name's."""
     header = text.lstrip("\ufeff").split("\n", 1)[0].strip()
     if header.startswith("WEBVTT") and header[6:].strip(" -\t"):
         return header[6:].strip(" -\t")
-    name = re.sub(r"^\d{4}-\d{2}-\d{2}[ _-]*", "", path.stem) or path.stem
-    return name.replace("_", " ").replace("-", " ").strip()
+    return recording_title(path.stem)
 
 
 def extract_subtitles(data: bytes, path: PurePath) -> Extraction:
     text = decode(data).replace("\r\n", "\n")
     result = Extraction()
     turns = cue_turns(text, result)
-    result.drafts = segment_drafts(turns, _title(text, path), date_from_name(path.name), [])
+    when = datetime_from_name(path.name)  # Zoom's GMT… names hold the start time (UTC)
+    result.drafts = segment_drafts(turns, _title(text, path), when, [])
     return result

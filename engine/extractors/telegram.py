@@ -9,7 +9,8 @@ Service messages (joins, calls, pins) are skipped; replies and forwards are mark
 
 from __future__ import annotations
 
-from pathlib import PurePath
+import re
+from pathlib import PurePath, PurePosixPath
 from typing import Any
 
 from engine.extractors import ExtractError, Extraction, register
@@ -18,6 +19,7 @@ from engine.extractors.chunking import (
     Message,
     chat_drafts,
     decode,
+    json_array_items,
     jsonl_records,
     load_json,
     numbered_messages,
@@ -26,6 +28,12 @@ from engine.extractors.chunking import (
 )
 
 QUOTE_CHARS = 60
+UNNAMED_MEDIA = ("sticker", "animation")  # their files are named sticker.webp, giphy.mp4
+NOT_EXPORTED = "(File "  # "(File not included. Change data exporting settings to download.)"
+# A full export's chat list: `"chats": {"about": "…", "list": [`, for a file cut off inside it.
+_CHATS_LIST = re.compile(
+    r'"chats"\s*:\s*\{\s*(?:"about"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)?"list"\s*:\s*(?=\[)'
+)
 
 
 def render_text(text: Any) -> str:
@@ -46,11 +54,15 @@ def render_text(text: Any) -> str:
 
 
 def _media_note(message: dict[str, Any]) -> str:
-    """Files keep their name (searchable); bare photos and stickers are not worth a line."""
+    """Files keep their name (searchable); bare photos and stickers are not worth a line.
+    Without `file_name` the name is the last part of the exported `file` path."""
+    file = message.get("file")
+    if not file or message.get("media_type") in UNNAMED_MEDIA:
+        return ""
     name = message.get("file_name") or message.get("title")
-    if name and message.get("file"):
-        return f"[file: {name}]"
-    return ""
+    if not name and isinstance(file, str) and not file.startswith(NOT_EXPORTED):
+        name = PurePosixPath(file.replace("\\", "/")).name
+    return f"[file: {name}]" if name else ""
 
 
 def _marked(text: str, message: dict[str, Any], replied: dict[int, tuple[str, str]]) -> str:
@@ -127,12 +139,31 @@ def _chat_messages(chat: dict[str, Any], lines: LineFinder, result: Extraction) 
     )
 
 
+def _document_chats(text: str, result: Extraction) -> list[dict[str, Any]]:
+    """The export's chats; of a full export cut off or broken in the middle, the complete
+    chats before the damage (the damage is a problem)."""
+    try:
+        document = load_json(text)
+    except ExtractError as damage:
+        found = _CHATS_LIST.search(text)
+        try:
+            items = json_array_items(text, result, found.end()) if found else None
+        except ExtractError:
+            items = None  # even the first chat is broken
+        if not items:
+            raise damage from None
+        chats = [chat for _, chat in items if isinstance(chat, dict)]
+        result.problems.append(f"{damage}; the {len(chats)} complete chats before it are kept")
+        return chats
+    return _chats(document)
+
+
 def _extract_export(data: bytes) -> Extraction:
     text = decode(data)
     result = Extraction()
     lines = LineFinder(text)
     messages: list[Message] = []
-    for chat in _chats(load_json(text)):
+    for chat in _document_chats(text, result):
         messages += _chat_messages(chat, lines, result)
     result.drafts = chat_drafts(messages, "telegram", prefix="")
     return result

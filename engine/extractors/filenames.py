@@ -1,0 +1,95 @@
+"""Dates, times and titles in file names: dated notes, phone and meeting recorders.
+
+Recorders name their files by when they started: Zoom `GMT20240311-100000_Recording…`
+(UTC), Teams `Weekly sync-20240311_100000-Meeting Recording`, Meet and others
+`Meeting Recording 2024-03-11 10-00-00`, `2024_03_11 10_00`, dated notes `2024-03-11-walk`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, time
+
+_TIME = r"(?P<H>\d{2})[-.:h_](?P<M>\d{2})(?:[-.:m_](?P<S>\d{2}))?(?!\d)"
+_PATTERNS = (  # in order of preference when two match at the same place
+    re.compile(r"GMT(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})-(?P<H>\d{2})(?P<M>\d{2})(?P<S>\d{2})"),
+    re.compile(
+        r"(?<!\d)(?P<y>(?:19|20)\d{2})(?P<m>\d{2})(?P<d>\d{2})[_T-]"
+        r"(?P<H>\d{2})(?P<M>\d{2})(?P<S>\d{2})(?!\d)"
+    ),
+    re.compile(
+        r"(?P<y>\d{4})(?P<sep>[-_.])(?P<m>\d{2})(?P=sep)(?P<d>\d{2})"
+        rf"(?:(?:[ T_-]|\s+at\s+){_TIME})?"
+    ),
+)
+# Words recorders add to every name; what is left (a meeting's topic) is worth a title.
+_BOILERPLATE = re.compile(  # `\b` would not split `_Recording`: `_` is a word character
+    r"(?<![A-Za-z0-9])(?:meeting[\s_]+recording|recording|transcript(?:ion)?|closed[\s_]+captions?|"
+    r"captions?|cc|\d{3,4}x\d{3,4}|otter[\s_]+ai|GMT(?:[+-]\d{1,2}(?::?\d{2})?)?)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+_SEPARATORS = re.compile(r"[\s_-]+")
+_EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
+
+
+@dataclass(frozen=True)
+class NameStamp:
+    """A date (and the time, when the name has one) found in a file name, and where."""
+
+    date: str  # YYYY-MM-DD
+    time: str | None  # HH:MM:SS
+    start: int
+    end: int
+    zoom: bool = False  # Zoom's `GMT…` stamp: the time is UTC
+
+    @property
+    def iso(self) -> str:
+        return f"{self.date}T{self.time}" if self.time else self.date
+
+
+def _stamp(match: re.Match[str], zoom: bool) -> NameStamp | None:
+    try:
+        day = date(int(match["y"]), int(match["m"]), int(match["d"]))
+    except ValueError:
+        return None
+    clock = None
+    if match["H"] is not None:
+        try:
+            clock = time(int(match["H"]), int(match["M"]), int(match["S"] or 0)).isoformat()
+        except ValueError:
+            return NameStamp(day.isoformat(), None, match.start(), match.end("d"), zoom)
+    return NameStamp(day.isoformat(), clock, match.start(), match.end(), zoom)
+
+
+def name_stamp(name: str) -> NameStamp | None:
+    """The first valid date in a file name (with its time where the name has one)."""
+    found: list[NameStamp] = []
+    for index, pattern in enumerate(_PATTERNS):
+        for match in pattern.finditer(name):
+            stamp = _stamp(match, zoom=index == 0)
+            if stamp is not None:
+                found.append(stamp)
+                break
+    return min(found, key=lambda s: s.start) if found else None  # min is stable: order wins ties
+
+
+def datetime_from_name(name: str) -> str | None:
+    """ISO date, or date and time, of a file name: `GMT20240311-100000…` → 2024-03-11T10:00:00."""
+    stamp = name_stamp(name)
+    return stamp.iso if stamp else None
+
+
+def recording_title(stem: str) -> str:
+    """A readable title from a file name: the topic left once the stamp and the recorder's
+    own words are gone, else `Zoom recording · 2024-03-11 10:00`; a name without a date
+    reads as itself."""
+    stamp = name_stamp(stem)
+    if stamp is None:
+        return _SEPARATORS.sub(" ", stem).strip() or stem
+    rest = _BOILERPLATE.sub(" ", stem[: stamp.start] + " " + stem[stamp.end :])
+    rest = _SEPARATORS.sub(" ", _EMPTY_BRACKETS.sub(" ", rest)).strip(" .,()[]")
+    if rest or not (stamp.time or _BOILERPLATE.search(stem)):
+        return rest or stem  # a name that is only a date reads as that date
+    label = "Zoom recording" if stamp.zoom else "Meeting recording"
+    return f"{label} · {stamp.date}" + (f" {stamp.time[:5]}" if stamp.time else "")
