@@ -3,15 +3,25 @@
 A second launch, and `memex --toggle`, connect to the running instance, send one line
 ("toggle", "show" or "quit") and exit. A socket left behind by a crash is removed with
 `QLocalServer.removeServer` before listening.
+
+On Linux and macOS the socket is a file in a folder only the user can enter: the runtime
+folder ($XDG_RUNTIME_DIR, when it is the user's own and private), else a 0700 folder in the
+user's cache folder. A bare name would put it in /tmp, where another local user could bind
+it first and make every launch exit as "already running" after talking to them.
 """
 
 from __future__ import annotations
 
 import getpass
 import hashlib
+import os
 import re
+import stat
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 
+import platformdirs
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
@@ -21,7 +31,8 @@ TIMEOUT_MS = 1500
 
 
 def socket_name(env: Mapping[str, str]) -> str:
-    """The per-user server name (MEMEX_INSTANCE overrides it)."""
+    """The per-user server name: a path in the user's private runtime folder (Windows: a
+    pipe name, already per session). MEMEX_INSTANCE overrides it."""
     if env.get(ENV_NAME):
         return env[ENV_NAME]
     try:
@@ -29,7 +40,32 @@ def socket_name(env: Mapping[str, str]) -> str:
     except (KeyError, OSError):
         user = "user"
     safe = re.sub(r"[^A-Za-z0-9_.-]", "", user)[:32] or "user"
-    return f"memex-{safe}-{hashlib.sha1(user.encode()).hexdigest()[:8]}"
+    name = f"memex-{safe}-{hashlib.sha1(user.encode()).hexdigest()[:8]}"
+    if sys.platform == "win32":
+        return name
+    return str(runtime_folder(env) / name)
+
+
+def runtime_folder(env: Mapping[str, str]) -> Path:
+    """$XDG_RUNTIME_DIR when it is the user's own folder and private, else a 0700 `run`
+    folder in the user's cache folder (in their home: no other user can create it first)."""
+    given = env.get("XDG_RUNTIME_DIR")
+    if given and os.path.isabs(given) and _private(Path(given)):
+        return Path(given)
+    folder = Path(platformdirs.user_cache_dir("memex")) / "run"
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    return folder
+
+
+def _private(folder: Path) -> bool:
+    """A real folder (not a link), owned by this user, that no one else may enter."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    return stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & 0o077
 
 
 def send(name: str, command: str, timeout_ms: int = TIMEOUT_MS) -> bool:

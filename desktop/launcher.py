@@ -34,8 +34,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 4
         return int(app_main(args))
-    from engine.cli import main as cli_main
-
+    try:
+        from engine.cli import main as cli_main
+    except KeyboardInterrupt:  # Ctrl+C while numpy, onnxruntime & co. load: no traceback
+        sys.stderr.write("memex: interrupted\n")
+        return 130
     return cli_main(args)
 
 

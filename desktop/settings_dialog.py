@@ -155,7 +155,7 @@ class SettingsDialog(QDialog):
         self.embedder.currentIndexChanged.connect(self._embedder_fields)
         self.base_url = QLineEdit(s.embedder.base_url)
         self.model = QLineEdit(s.embedder.model)
-        self.dimensions = QSpinBox(minimum=0, maximum=8192, value=s.embedder.dimensions)
+        self.dimensions = QSpinBox(minimum=1, maximum=8192, value=s.embedder.dimensions)
         self.model_path_row = self._model_path_row(s.embedder.model_path)
         self.api_key = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText(
@@ -292,6 +292,8 @@ class SettingsDialog(QDialog):
             return False
         key = self.api_key.text().strip()
         try:
+            # Checked like the config file will be on the next start (SettingsError).
+            self.settings.with_values(**{k.replace(".", "__"): v for k, v in changes.items()})
             if key:
                 self.store_key(key)
             write_config(self.config_path, changes)

@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.records import Person
 from engine.settings import Settings
+from engine.text import clean_json, has_surrogate_escape
 
 
 def slugify(name: str) -> str:
@@ -37,7 +38,10 @@ def _person(raw: dict[str, Any]) -> Person | None:
 
 
 def parse_people(data: bytes) -> list[Person]:
-    raw = json.loads(data.decode("utf-8-sig"))
+    text = data.decode("utf-8-sig")
+    raw = json.loads(text)
+    if has_surrogate_escape(text):  # "\ud800" in a name: U+FFFD, the rest is kept
+        raw = clean_json(raw)
     items = raw.get("people", []) if isinstance(raw, dict) else raw
     return [p for p in (_person(r) for r in items if isinstance(r, dict)) if p is not None]
 
@@ -50,7 +54,7 @@ def load_people(settings: Settings) -> list[Person]:
         try:
             for person in parse_people(path.read_bytes()):
                 people.setdefault(person.slug, person)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # nested past json's own limit
             continue
     return list(people.values())
 

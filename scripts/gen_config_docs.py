@@ -8,16 +8,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.settings import SETTINGS  # noqa: E402
+from engine.settings.checks import allowed  # noqa: E402
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 BEGIN, END = "<!-- settings:begin -->", "<!-- settings:end -->"
 
 
 def table() -> str:
-    rows = ["| setting | type | default | meaning |", "|---|---|---|---|"]
+    rows = ["| setting | type | default | allowed | meaning |", "|---|---|---|---|---|"]
     for s in SETTINGS:
         default = repr(s.default) if s.name != "search.half_lives" else "see the SPEC §4 table"
-        rows.append(f"| `{s.name}` | {s.type.__name__} | `{default}` | {s.help} |")
+        rows.append(f"| `{s.name}` | {s.type.__name__} | `{default}` | {allowed(s)} | {s.help} |")
     return "\n".join(rows)
 
 

@@ -154,6 +154,33 @@ def test_version_agrees_everywhere() -> None:
     assert read_version() == engine.__version__ == pyproject["project"]["version"]
 
 
+def test_metadata_builds_without_deprecation_warnings(tmp_path: Path) -> None:
+    """`project.license` as a TOML table made setuptools warn on every install (issue 18):
+    an SPDX string, which needs setuptools >= 77, builds the metadata without a warning."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert isinstance(pyproject["project"]["license"], str)
+    assert "setuptools>=77" in pyproject["build-system"]["requires"]
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    for package in ("engine", "desktop"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    script = (
+        "from setuptools import build_meta as b; print(b.prepare_metadata_for_build_wheel('.'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "always", "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "deprecat" not in (done.stdout + done.stderr).lower()
+    metadata = (tmp_path / done.stdout.split()[-1] / "METADATA").read_text(encoding="utf-8")
+    assert "License-Expression: MIT" in metadata
+
+
 def test_sqlite_vec_hook_finds_vec0(monkeypatch: pytest.MonkeyPatch) -> None:
     source = (PACKAGING / "hooks" / "hook-sqlite_vec.py").read_text(encoding="utf-8")
     assert 'search_patterns=["vec0.*"]' in source

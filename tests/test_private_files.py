@@ -3,6 +3,7 @@ it is written, and the run log (paths and error messages)."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -94,4 +95,7 @@ def test_an_existing_run_log_is_made_private(
     settings.log_path.chmod(0o644)
     runlog.append(settings, runlog.make_record("reindex"))
     assert mode(settings.log_path) == 0o600
-    assert [r["kind"] for r in runlog.read_runs(settings)] == ["old", "reindex"]
+    lines = settings.log_path.read_text().splitlines()
+    assert [json.loads(line)["kind"] for line in lines] == ["old", "reindex"]
+    # The old line names no index: it is kept in the file but not this index's run (issue 18).
+    assert [r["kind"] for r in runlog.read_runs(settings)] == ["reindex"]

@@ -30,7 +30,7 @@ def test_unknown_keys_and_bad_types_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(SettingsError, match="unknown setting 'search.limt'"):
         load_settings(config, env={})
     config.write_text('[search]\nlimit = "many"\n')
-    with pytest.raises(SettingsError, match="must be a int"):
+    with pytest.raises(SettingsError, match="'search.limit' must be a whole number from 1 to"):
         load_settings(config, env={})
     config.write_text("roots = [\n")
     with pytest.raises(SettingsError, match="not valid TOML"):

@@ -18,8 +18,10 @@ from engine.cli.common import (
     EXIT_UNUSABLE,
     EXIT_USAGE,
     CliError,
+    index_exit_code,
 )
 from engine.cli.search import cmd_search, search_parser
+from engine.cli.stdio import guarded
 from engine.embedders import EmbedderError
 from engine.settings import SettingsError
 from engine.store import db
@@ -56,9 +58,26 @@ def glue_values(argv: Sequence[str]) -> list[str]:
     return out
 
 
+GLOBAL_FLAGS = ("--root", "--db", "--config")  # engine.cli.common.add_common
+
+
+def command_at(argv: Sequence[str]) -> int | None:
+    """Where the sub-command is: first, or after global options (`memex --db F status`)."""
+    i = 0
+    while i < len(argv) and argv[i] not in COMMANDS:
+        if argv[i] in GLOBAL_FLAGS:
+            i += 2
+        elif argv[i].startswith(tuple(f"{flag}=" for flag in GLOBAL_FLAGS)):
+            i += 1
+        else:
+            return None
+    return i if i < len(argv) else None
+
+
 def dispatch(argv: Sequence[str], out: TextIO) -> int:
-    if argv and argv[0] in COMMANDS:
-        return COMMANDS[argv[0]](argv[1:], out)
+    at = command_at(argv)
+    if at is not None:  # global options before the command go to it, as if after it
+        return COMMANDS[argv[at]]([*argv[:at], *argv[at + 1 :]], out)
     args = search_parser().parse_args(glue_values(argv))
     if args.version:
         from engine import __version__
@@ -87,6 +106,9 @@ def run(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = Non
         return EXIT_UNUSABLE
     except db.IndexError_ as exc:
         err.write(f"memex: {exc}\n")
+        return index_exit_code(exc)
+    except db.DAMAGE as exc:  # a damaged page met by a query: the way forward, not a traceback
+        err.write(f"memex: {db.damaged(None, exc)}\n")
         return EXIT_UNUSABLE
     except KeyboardInterrupt:
         err.write("memex: interrupted\n")
@@ -94,4 +116,5 @@ def run(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = Non
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(list(sys.argv[1:] if argv is None else argv))
+    args = list(sys.argv[1:] if argv is None else argv)
+    return guarded(lambda: run(args))  # a closed pipe or Ctrl+C: quiet (engine.cli.stdio)

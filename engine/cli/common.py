@@ -1,19 +1,24 @@
 """What every command shares: exit codes, the error that carries one, the parser, Settings.
 
-Exit codes: 0 success (also with no results), 2 usage error, 3 no index yet,
-4 index or embedder unusable. Errors are one sentence on stderr, never a traceback.
+Exit codes: 0 success (also with no results), 2 usage error (a bad flag or config value),
+3 no index yet, 4 index or embedder unusable (damaged, unwritable, disk full), 5 the index is
+busy (another program held its write lock past the busy timeout). Errors are one sentence on
+stderr, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from engine.records import IndexStats
 from engine.settings import Settings, SettingsError, load_settings
+from engine.store import db
 
 EXIT_OK, EXIT_USAGE, EXIT_NO_INDEX, EXIT_UNUSABLE = 0, 2, 3, 4
+EXIT_BUSY = 5
 EXIT_INTERRUPTED = 130
 NO_ROOT = "no data root configured: pass --root DIR, set MEMEX_ROOT or 'roots' in the config file"
 
@@ -53,6 +58,19 @@ def settings_from(args: argparse.Namespace) -> Settings:
         raise CliError(str(exc), EXIT_USAGE) from None
 
 
+def index_exit_code(exc: db.IndexError_) -> int:
+    """The exit code of an index that cannot be used: 3 none yet, 5 busy, 4 otherwise."""
+    if isinstance(exc, db.NoIndexYet):
+        return EXIT_NO_INDEX
+    return EXIT_BUSY if isinstance(exc, db.IndexBusy) else EXIT_UNUSABLE
+
+
+def tell(message: str) -> None:
+    """A line on stderr while a command goes on (waiting for another writer, say)."""
+    sys.stderr.write(f"memex: {message}…\n")
+    sys.stderr.flush()
+
+
 def require_index(settings: Settings) -> None:
     """Exit 3 with a hint when there is no index file yet."""
     if not settings.db_path.exists():
@@ -68,6 +86,8 @@ def print_stats(stats: IndexStats, out: TextIO) -> None:
     )
     for path, message in stats.errors[:20]:
         out.write(f"  error: {path}: {message}\n")
+    if len(stats.errors) > 20:
+        out.write(f"  … and {len(stats.errors) - 20} more\n")
 
 
 class TerminalReporter:

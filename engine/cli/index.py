@@ -19,14 +19,18 @@ from engine.cli.common import (
     Parser,
     TerminalReporter,
     add_common,
+    index_exit_code,
     print_stats,
     settings_from,
+    tell,
 )
 from engine.index.routes import discover, root_errors
 from engine.index.runs import reindex
 from engine.resources import demo_dir
 from engine.settings import load_settings
 from engine.store import db
+
+VECTORS_LATER = "chunks without a vector are found by keywords until a reindex embeds them"
 
 
 def cmd_reindex(argv: Sequence[str], out: TextIO) -> int:
@@ -40,15 +44,20 @@ def cmd_reindex(argv: Sequence[str], out: TextIO) -> int:
         raise CliError(NO_ROOT)
     reporter = TerminalReporter(sys.stderr)
     try:
-        stats = reindex(args.paths or None, settings=settings, reporter=reporter, full=args.full)
-    except db.IndexError_ as exc:
-        raise CliError(str(exc), EXIT_UNUSABLE) from None
+        stats = reindex(
+            args.paths or None, settings=settings, reporter=reporter, full=args.full, on_wait=tell
+        )
+    except db.IndexError_ as exc:  # damaged, unwritable, disk full (4); busy (5)
+        raise CliError(str(exc), index_exit_code(exc)) from None
     finally:
         reporter.close()
     print_stats(stats, out)
     unlisted = root_errors(stats.errors, settings)
     if unlisted:  # a typo or an unmounted drive: nothing under it was deleted, nor read
         raise CliError("; ".join(unlisted), EXIT_UNUSABLE)
+    failed = [message for path, message in stats.errors if path == "<embedder>"]
+    if failed:  # a rejected key, a server down: keyword search works, vectors do not
+        raise CliError(f"{failed[0]}; {VECTORS_LATER}", EXIT_UNUSABLE)
     return EXIT_OK
 
 

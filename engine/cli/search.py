@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import TextIO
 
+import apsw
+
 from engine.cli.common import (
     EXIT_NO_INDEX,
     EXIT_OK,
@@ -16,6 +18,7 @@ from engine.cli.common import (
     add_common,
     settings_from,
 )
+from engine.index import recovery
 from engine.records import SearchResult
 from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
 from engine.store import db
@@ -28,8 +31,8 @@ def search_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="memex",
         description="Search one person's whole digital life, offline.",
-        epilog=f"commands: {COMMAND_NAMES}. 'memex COMMAND --help' for each. "
-        "No arguments: the desktop app.",
+        epilog=f"commands: {COMMAND_NAMES}. 'memex COMMAND --help' for each; --root, --db "
+        "and --config go before or after the command. No arguments: the desktop app.",
     )
     add_common(p)
     p.add_argument("--search", metavar="QUERY", help="search and print the results")
@@ -101,6 +104,11 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         )
     except SearchError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
+    except apsw.Error as exc:  # a damaged page: the way forward, not a traceback
+        reason = recovery.damage_behind(settings.db_path, exc)
+        if reason is None:
+            raise
+        raise CliError(str(db.damaged(settings.db_path, reason)), EXIT_UNUSABLE) from None
     finally:
         searcher.close()
     print_response(response, args.json, args.explain, out)

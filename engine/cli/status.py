@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TextIO
@@ -10,6 +11,9 @@ from typing import Any, TextIO
 from engine.cli.common import EXIT_OK, Parser, add_common, require_index, settings_from
 from engine.index.reports import IndexStatus
 from engine.index.status import collect_status
+
+LISTED_ERRORS = 10  # files with errors shown in full; --json lists every one
+WIDTH = 100
 
 
 def cmd_status(argv: Sequence[str], out: TextIO) -> int:
@@ -36,6 +40,7 @@ def print_status(status: IndexStatus, out: TextIO) -> None:
             "(search uses the old vectors until done; 'memex reindex' resumes)\n"
         )
     out.write(f"files      {status.files} ({len(status.errors)} with errors)\n")
+    print_errors(status.errors, out)
     out.write(f"chunks     {status.chunks} (vectors {status.counts.vectors})\n")
     if status.vector_coverage < 1:
         missing = status.counts.chunks - status.counts.embedded
@@ -56,6 +61,23 @@ def print_status(status: IndexStatus, out: TextIO) -> None:
         )
     if status.last_run:
         out.write(f"last run   {describe_run(status.last_run)}\n")
+
+
+def print_errors(errors: Sequence[tuple[str, str]], out: TextIO) -> None:
+    """Each file's error whole, wrapped between words (never cut), the first few files."""
+    for path, message in errors[:LISTED_ERRORS]:
+        lines = textwrap.wrap(
+            f"{path}: {message}",
+            WIDTH,
+            initial_indent="  error: ",
+            subsequent_indent=" " * 9,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        out.write("\n".join(lines) + "\n")
+    if len(errors) > LISTED_ERRORS:
+        more = len(errors) - LISTED_ERRORS
+        out.write(f"  … and {more} more ('memex status --json' lists every one)\n")
 
 
 def describe_run(run: dict[str, Any]) -> str:

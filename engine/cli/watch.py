@@ -13,10 +13,19 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any, TextIO
 
-from engine.cli.common import EXIT_OK, NO_ROOT, CliError, Parser, add_common, settings_from
+from engine.cli.common import (
+    EXIT_OK,
+    NO_ROOT,
+    CliError,
+    Parser,
+    add_common,
+    index_exit_code,
+    settings_from,
+)
 from engine.index.indexer import Action, FileOutcome
 from engine.index.watcher import Watcher
 from engine.index.writer import BatchResult
+from engine.store import db
 
 
 class WatchLog:
@@ -99,6 +108,9 @@ def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
         log.line(f"catching up with {len(settings.roots)} root(s), index {settings.db_path}")
         while not stop.wait(0.1) and not catch_up.done():
             pass
+        failed = catch_up.exception() if catch_up.done() else None
+        if isinstance(failed, db.IndexError_):  # unwritable, damaged: no batch could succeed
+            raise CliError(str(failed), index_exit_code(failed))
         if not stop.is_set():
             log.line(
                 f"watching with {'polling' if watcher.polling else 'native events'}, "

@@ -23,6 +23,7 @@ import apsw
 from engine.embedders import Embedder
 from engine.extractors import ExtractError, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
+from engine.extractors.cleaning import clean_draft
 from engine.index.embedding import VectorPhase
 from engine.index.files import read_regular_file
 from engine.index.routes import Found
@@ -31,6 +32,7 @@ from engine.settings import Settings
 from engine.store import db, vectors
 from engine.store.sql import chunks as chunks_sql
 from engine.store.sql import state as state_sql
+from engine.text import clean_text, is_clean
 
 
 def _never() -> bool:
@@ -89,6 +91,7 @@ class RunCounts:
     embedded: int = 0
     deleted_files: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # harmless: the run log only
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage, for the run log
     reasons: dict[str, int] = field(default_factory=dict)  # "embedded.new", "deleted.file_gone", …
 
@@ -100,13 +103,13 @@ class RunCounts:
             self.reasons[reason] = self.reasons.get(reason, 0) + n
 
 
-def make_chunks(found: Found, data: bytes) -> tuple[list[Chunk], list[str]]:
-    """Extract a file into chunks with content-addressed ids."""
+def make_chunks(found: Found, data: bytes) -> tuple[list[Chunk], list[str], list[str]]:
+    """Extract a file into chunks with content-addressed ids; (chunks, problems, notes)."""
     extraction = get_extractor(found.source_type)(data, found.path)
     source_file = str(found.path)
     seen: dict[str, int] = {}
     chunks = []
-    for draft in extraction.drafts:
+    for draft in map(clean_draft, extraction.drafts):  # lone surrogates: U+FFFD
         if not draft.content.strip():
             continue
         occurrence = seen.get(draft.content, 0)
@@ -125,7 +128,13 @@ def make_chunks(found: Found, data: bytes) -> tuple[list[Chunk], list[str]]:
                 people=draft.people,
             )
         )
-    return chunks, extraction.problems
+    return chunks, extraction.problems, extraction.notes
+
+
+def _joined(problems: list[str], shown: int = 20) -> str:
+    """The first problems of a file, each whole, and how many more there were."""
+    more = f"; … and {len(problems) - shown} more" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more
 
 
 class Indexer:
@@ -154,6 +163,8 @@ class Indexer:
     def index_file(self, found: Found, *, force: bool = False) -> FileOutcome:
         """Bring one file's chunks in line with the disk, in one transaction."""
         path = str(found.path)
+        if not is_clean(path):  # bytes that are not UTF-8 in its name: no row can hold it
+            return self._unnamable(path)
         state = self.conn.execute(state_sql.select_sql(), (path,)).fetchone()
         if not force and state and state[0] == found.mtime and state[1] == found.size:
             self.run.skipped += 1
@@ -164,11 +175,12 @@ class Indexer:
                 raise ExtractError(f"file is larger than {self.settings.max_file_bytes} bytes")
             started = time.perf_counter()
             data = read_regular_file(found.path, self.settings.max_file_bytes)
-            chunks, problems = make_chunks(found, data)
+            chunks, problems, notes = make_chunks(found, data)
             self.run.add_time("extract", started)
         except Exception as exc:  # whatever a read or a parser raises is this file's error only
             return self._record_failure(found, exc)
-        error = "; ".join(problems[:20]) if problems else None
+        self.run.notes += [(path, note) for note in notes]
+        error = _joined(problems) if problems else None
         message = f"{len(problems)} problem(s): {error}" if problems else ""
         if message:
             self.report(path, message)
@@ -197,8 +209,17 @@ class Indexer:
 
     def report(self, path: str, message: str) -> None:
         """An error of this run: kept for the summary and the run log, told to the front end."""
+        path, message = clean_text(path), clean_text(message)
         self.run.errors.append((path, message))
         self.reporter.on_error(path, message)
+
+    def _unnamable(self, path: str) -> FileOutcome:
+        """A file whose name is not valid UTF-8: an error of every run (shown with U+FFFD
+        for the bytes) until it is renamed; nothing is stored for it."""
+        self.run.files += 1
+        message = "the file name is not valid UTF-8, so it cannot be indexed; rename it"
+        self.report(path, message)
+        return FileOutcome(clean_text(path), Action.ERROR, message=message)
 
     def _write_state(self, found: Found, error: str | None) -> None:
         self.conn.execute(

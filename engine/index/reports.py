@@ -187,6 +187,25 @@ class MaintenanceResult:
             result["check"] = self.check.as_json()
         return result
 
+    def log_fields(self) -> dict[str, Any]:
+        """The run-log fields: a summary of maintenance, the repair, the check's verdict."""
+        fields: dict[str, Any] = {}
+        if (m := self.maintenance) is not None:
+            fields.update(
+                seconds=m.seconds,
+                timings=dict(m.timings),
+                bytes_reclaimed=m.bytes_reclaimed,
+                size_before=m.size_before.total,
+                size_after=m.size_after.total,
+                vectors_rebuilt=m.vectors_rebuilt,
+                dead_slots_before=m.dead_slots_before.dead,
+            )
+        if self.repair is not None:
+            fields["repair"] = self.repair.as_json()
+        if self.check is not None:
+            fields.update(ok=self.check.ok, problems=list(self.check.problems))
+        return fields
+
 
 @dataclass(frozen=True)
 class BackupReport:

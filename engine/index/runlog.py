@@ -3,6 +3,10 @@
 The file lives at `settings.log_path` (the platform log folder unless `log_dir` is set). It is
 append-only; when it passes `MAX_BYTES` it is renamed to `runs.jsonl.1` (one generation kept).
 A log that cannot be written never fails the run it describes.
+
+Several indexes can share one log (the default folder is per user, not per index): each record
+names its index (`db`, the index file's real path) and the readers return only the records of
+the index they are asked about. Records of older versions name no index and are skipped.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ def make_record(kind: str, **fields: Any) -> dict[str, Any]:
 def append(settings: Settings, record: dict[str, Any]) -> None:
     """Append one record as a JSON line; rotate a large log; never raise on I/O errors."""
     path = settings.log_path
-    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    line = json.dumps({**record, "db": index_key(settings)}, ensure_ascii=False, default=str)
+    line += "\n"
     with _append_lock:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -60,20 +65,31 @@ def _open_private(path: Path) -> TextIO:
         raise
 
 
+def index_key(settings: Settings) -> str:
+    """How a record names its index: the real path of the index file."""
+    return os.path.realpath(settings.db_path)
+
+
 def read_runs(settings: Settings, limit: int = 20) -> list[dict[str, Any]]:
-    """The last `limit` records, oldest first; unreadable lines are skipped."""
-    return _tail(settings.log_path, limit)
+    """This index's last `limit` records, oldest first; unreadable lines are skipped."""
+    return _own_records(settings)[-limit:]
 
 
 def last_run(settings: Settings, kinds: tuple[str, ...] | None = None) -> dict[str, Any] | None:
-    """The newest record (of one of `kinds`, if given), or None."""
-    for record in reversed(_tail(settings.log_path, 200)):
+    """This index's newest record (of one of `kinds`, if given), or None."""
+    for record in reversed(_own_records(settings)):
         if kinds is None or record.get("kind") in kinds:
             return dict(record)
     return None
 
 
-def _tail(path: Path, limit: int) -> list[dict[str, Any]]:
+def _own_records(settings: Settings) -> list[dict[str, Any]]:
+    key = index_key(settings)
+    return [r for r in _tail(settings.log_path) if r.get("db") == key]
+
+
+def _tail(path: Path) -> list[dict[str, Any]]:
+    """The records in the last `TAIL_BYTES` of the log."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)
@@ -83,7 +99,7 @@ def _tail(path: Path, limit: int) -> list[dict[str, Any]]:
     except OSError:
         return []
     records = []
-    for raw in data.splitlines()[-limit:]:
+    for raw in data.splitlines():
         try:
             value = json.loads(raw)
         except ValueError:

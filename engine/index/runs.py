@@ -13,22 +13,25 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import apsw
-from filelock import FileLock
 
 from engine.embedders import Embedder, EmbedderError, create_embedder
 from engine.index import runlog
 from engine.index.embedding import pending_vectors
 from engine.index.indexer import Action, FileOutcome, Indexer, NullReporter, Reporter, RunCounts
+from engine.index.locks import WAITING_FOR_LOCK, Notify, holding_writer_lock
+from engine.index.locks import writer_lock as writer_lock  # where callers have imported it
 from engine.index.routes import Discovery, Found, UnlistedRoot, classify, scan, unlisted_roots_at
 from engine.records import IndexStats
-from engine.settings import Settings
+from engine.settings import Settings, load_settings
 from engine.store import db, vectors
 from engine.store.sql import state as state_sql
+from engine.text import is_clean
 
 ShouldStop = Callable[[], bool]
 MakeEmbedder = Callable[[Settings], Embedder]
@@ -53,17 +56,36 @@ class RunResult:
         return tuple(o for o in self.outcomes if o.action is not Action.UNCHANGED)
 
 
-def writer_lock(settings: Settings) -> FileLock:
-    """The one-writer lock beside the index file."""
-    path = settings.db_path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path) + ".lock")
-
-
-def open_writer(settings: Settings) -> apsw.Connection:
-    conn = db.connect(settings.db_path)
-    db.migrate(conn)
+def open_writer(settings: Settings, on_wait: Notify | None = None) -> apsw.Connection:
+    """The write connection, schema ready; `on_wait` is told when another program's
+    write lock makes it wait (past the busy timeout: BusyError)."""
+    on_busy = None if on_wait is None else (lambda: on_wait(WAITING_FOR_LOCK))
+    conn = db.connect(settings.db_path, on_busy=on_busy)
+    try:
+        db.migrate(conn)
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+@dataclass
+class HeldErrors:
+    """A reporter that holds back the errors told before a run's Indexer exists (loading
+    the embedder: a rejected key, a server down), so that the run reports them through
+    `Indexer.report`: told once, counted in its summary and in its run-log line."""
+
+    reporter: Reporter
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+    def on_progress(self, done: int, total: int, path: str) -> None:
+        self.reporter.on_progress(done, total, path)
+
+    def on_embedding(self, done: int, total: int) -> None:
+        self.reporter.on_embedding(done, total)
+
+    def on_error(self, path: str, message: str) -> None:
+        self.errors.append((path, message))
 
 
 def load_embedder(
@@ -105,6 +127,8 @@ def prepare_embedder(
 def known_under(conn: apsw.Connection, path: Path) -> list[str]:
     """Indexed files at `path`, or under it if it is (or was) a folder."""
     target = str(path.resolve() if path.parent.exists() else path.absolute())
+    if not is_clean(target):  # a name that is not UTF-8 was never indexed (no row holds one)
+        return []
     prefix = target.rstrip(os.sep) + os.sep
     rows = conn.execute(state_sql.known_under_sql(), (target, len(prefix), prefix)).fetchall()
     return [r[0] for r in rows]
@@ -214,6 +238,7 @@ def run_record(run: RunCounts, stats: IndexStats, kind: str) -> dict[str, object
         timings={k: round(v, 3) for k, v in run.timings.items()},
         errors=[{"file": f, "error": e} for f, e in stats.errors[:50]],
         error_count=len(stats.errors),
+        notes=[{"file": f, "note": n} for f, n in run.notes[:50]],  # harmless, not errors
     )
 
 
@@ -230,18 +255,19 @@ def run_index(
     should_stop: ShouldStop = _never,
     started: float | None = None,
     vector_seconds: float | None = None,
+    errors_before: Sequence[tuple[str, str]] = (),
 ) -> RunResult:
     """Index `paths` (or reconcile every root), then embed what lacks a vector, record the run.
 
-    Two phases: every file first (its chunks keyword-searchable as soon as it is committed),
-    then the vectors, newest first — all of them, or for `vector_seconds` (a long-lived writer
-    embeds the rest in slices between other jobs; `RunResult.vectors_left` says how many).
-    `kind` names the run in the log: "watch" (a watcher batch: logged only when it changed
-    something, no `last_run`), else reindex / reindex-full / reindex-paths by default.
-    """
+    Files first (keyword-searchable once committed), then vectors, newest first: all, or for
+    `vector_seconds` (a writer embeds the rest in slices; `RunResult.vectors_left` says how
+    many). `kind` names the run in the log ("watch": logged only when it changed something,
+    no `last_run`); `errors_before` (`HeldErrors`) are errors of this run."""
     started = time.perf_counter() if started is None else started
     kind = kind or ("reindex-paths" if paths is not None else "reindex-full" if full else "reindex")
     indexer = Indexer(settings, conn, embedder, reporter, missing_reason=missing_reason)
+    for path, message in errors_before:
+        indexer.report(path, message)
     if paths is None:
         outcomes = reconcile(indexer, force=full, should_stop=should_stop)
     else:
@@ -276,6 +302,18 @@ def _record_last_run(conn: apsw.Connection, stats: IndexStats) -> None:
         )
 
 
+@contextmanager
+def _index_errors(settings: Settings) -> Iterator[None]:
+    """SQLite errors that are the file's or the disk's fault as one IndexError_ sentence."""
+    try:
+        yield
+    except apsw.Error as exc:
+        error = db.as_index_error(settings.db_path, exc)
+        if error is None:
+            raise
+        raise error from None
+
+
 def reindex(
     paths: Iterable[str | Path] | None = None,
     *,
@@ -285,22 +323,20 @@ def reindex(
     embedder: Embedder | None = None,
     kind: str | None = None,
     make: MakeEmbedder = create_embedder,
+    on_wait: Notify | None = None,
 ) -> IndexStats:
-    """Index what changed under the roots (or only `paths`), as a one-shot writer.
-
-    Takes the writer lock, opens the one write connection, runs `run_index`, closes it.
-    `make` loads the configured embedder (an engine passes its pool's, to load it once).
-    """
-    from engine.settings import load_settings
-
+    """Index what changed under the roots (or only `paths`), as a one-shot writer: under the
+    writer lock (`on_wait` is told when it must wait), on one write connection. `make` loads
+    the embedder. Damage, a full disk, a lock held too long: an `IndexError_` sentence."""
     settings = settings or load_settings()
     reporter = reporter or NullReporter()
     started = time.perf_counter()
-    with writer_lock(settings):
-        conn = open_writer(settings)
+    with holding_writer_lock(settings, on_wait), _index_errors(settings):
+        conn = open_writer(settings, on_wait)
         try:
+            held = HeldErrors(reporter)
             embedder, reason = prepare_embedder(
-                conn, settings, reporter, embedder, load=True, make=make
+                conn, settings, held, embedder, load=True, make=make
             )
             return run_index(
                 conn,
@@ -312,6 +348,7 @@ def reindex(
                 kind=kind,
                 missing_reason=reason,
                 started=started,
+                errors_before=held.errors,
             ).stats
         finally:
             conn.close()

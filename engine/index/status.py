@@ -24,6 +24,10 @@ def file_sizes(settings: Settings) -> DiskUsage:
 def collect_status(settings: Settings) -> IndexStatus:
     conn = db.connect(settings.db_path, create=False)
     try:
+        if not db.has_schema(conn):  # an empty file, another program's database
+            raise db.NoIndexYet(
+                f"{settings.db_path} holds no Memex index yet; run 'memex reindex' first"
+            )
         per_type = dict(conn.execute(chunks.count_per_type_sql()))
         files = conn.execute(state.count_sql()).fetchone()[0]
         errors = conn.execute(state.errors_sql()).fetchall()
@@ -50,5 +54,7 @@ def collect_status(settings: Settings) -> IndexStatus:
             schema_version=db.get_meta(conn, "schema_version"),
             log=str(settings.log_path) if os.path.exists(settings.log_path) else None,
         )
+    except db.DAMAGE as exc:
+        raise db.damaged(settings.db_path, exc) from None
     finally:
         conn.close()

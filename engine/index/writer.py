@@ -27,7 +27,7 @@ from engine.index import maintenance
 from engine.index.embedding import pending_vectors
 from engine.index.indexer import FileOutcome, Indexer, NullReporter, Reporter
 from engine.index.reports import MaintenanceResult
-from engine.index.runs import open_writer, prepare_embedder, run_index, writer_lock
+from engine.index.runs import HeldErrors, open_writer, prepare_embedder, run_index, writer_lock
 from engine.records import IndexStats
 from engine.settings import Settings
 
@@ -137,10 +137,11 @@ class Writer:
         started = time.perf_counter()
         with writer_lock(self.settings):
             conn = self._connection()
+            held = HeldErrors(self.reporter)  # a failed load is an error of this run
             self._embedder, reason = prepare_embedder(
                 conn,
                 self.settings,
-                self.reporter,
+                held,
                 self._embedder,
                 load=not self._embedder_tried,
                 make=self._make,
@@ -158,6 +159,7 @@ class Writer:
                 should_stop=self._stopping.is_set,
                 started=started,
                 vector_seconds=VECTOR_SLICE_SECONDS,
+                errors_before=held.errors,
             )
         self._queue_vectors(result.vectors_left)
         return BatchResult(kind, result.stats, result.changes)

@@ -25,7 +25,19 @@ class Filters:
 
 
 def _next_day(iso: str) -> str:
-    return (date.fromisoformat(iso[:10]) + timedelta(days=1)).isoformat()
+    day = date.fromisoformat(iso[:10])
+    if day == date.max:  # no 10000-01-01: a bound above every "9999-12-31…" text instead
+        return day.isoformat() + "\uffff"
+    return (day + timedelta(days=1)).isoformat()
+
+
+def any_of(conditions: list[str]) -> str:
+    """`a OR b OR …` nested in halves: SQLite parses a flat chain as a tree as deep as it
+    is long and refuses one deeper than 1,000, which 500 names would make."""
+    if len(conditions) <= 2:
+        return " OR ".join(conditions)
+    half = len(conditions) // 2
+    return f"({any_of(conditions[:half])}) OR ({any_of(conditions[half:])})"
 
 
 def chunk_filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]]:
@@ -42,13 +54,13 @@ def chunk_filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]
         sql.append(f"{alias}.content_date < ?")
         params.append(_next_day(filters.until))
     if filters.people:
-        names = [n for p in filters.people for n in p.names]
+        names = list(dict.fromkeys(n for p in filters.people for n in p.names))
         alternatives = []
         for name in names:
             alternatives.append(f"instr(lower({alias}.people), lower(?)) > 0")
             alternatives.append(f"instr(lower({alias}.content), lower(?)) > 0")
             params += [name, name]
-        sql.append("(" + " OR ".join(alternatives) + ")")
+        sql.append("(" + any_of(alternatives) + ")")
     return "".join(f" AND {s}" for s in sql), params
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import platformdirs
 
+from engine.settings.checks import SettingsError, allowed, coerce
 from engine.settings.table import DEFAULT_HALF_LIVES, SETTINGS, SETTINGS_BY_NAME, Setting
 from engine.settings.views import (
     VIEWS,
@@ -29,10 +30,6 @@ from engine.settings.views import (
 )
 
 APP_NAME = "memex"
-
-
-class SettingsError(ValueError):
-    """A config file, environment variable or flag that cannot be used."""
 
 
 @dataclass(frozen=True)
@@ -123,29 +120,13 @@ def default_config_path() -> Path:
 
 
 def _coerce(name: str, value: Any) -> Any:
+    """The value checked against its row (type, range, choices: `engine.settings.checks`)."""
     setting = SETTINGS_BY_NAME.get(name)
     if setting is None:
         raise SettingsError(f"unknown setting '{name}'")
-    want = setting.type
-    if want is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if want is bool and isinstance(value, str):
-        if value.lower() in ("1", "true", "yes", "on"):
-            return True
-        if value.lower() in ("0", "false", "no", "off"):
-            return False
-    if want in (int, float) and isinstance(value, str):
-        try:
-            return want(value)
-        except ValueError:
-            raise SettingsError(
-                f"setting '{name}' must be a {want.__name__}, got {value!r}"
-            ) from None
-    if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-        raise SettingsError(f"setting '{name}' must be a {want.__name__}, got {value!r}")
+    value = coerce(setting, value)
     if name == "search.half_lives":
-        assert isinstance(value, dict)
-        return {**DEFAULT_HALF_LIVES, **{str(k): float(v) for k, v in value.items()}}
+        return {**DEFAULT_HALF_LIVES, **value}
     return value
 
 
@@ -170,25 +151,40 @@ def _routes_from(raw: Any, source: str) -> tuple[Route, ...]:
         unknown = set(item) - {"pattern", "source_type", "enabled"}
         if unknown:
             raise SettingsError(f"{source}: unknown route key(s) {sorted(unknown)}")
-        routes.append(
-            Route(
-                str(item["pattern"]),
-                str(item.get("source_type", "")),
-                bool(item.get("enabled", True)),
-            )
-        )
+        route = Route(item["pattern"], item.get("source_type", ""), item.get("enabled", True))
+        wrong = _route_problem(route)
+        if wrong:
+            raise SettingsError(f"{source}: [[routes]] {wrong}")
+        routes.append(route)
     return tuple(routes)
+
+
+def _route_problem(route: Route) -> str | None:
+    """What is wrong with a route's values, in words, or None."""
+    if not isinstance(route.pattern, str) or not route.pattern.strip() or "\x00" in route.pattern:
+        return f"pattern must be a non-empty string, got {route.pattern!r}"
+    if not isinstance(route.source_type, str) or "\x00" in route.source_type:
+        return f"source_type must be a string, got {route.source_type!r}"
+    if not isinstance(route.enabled, bool):
+        return f"enabled must be true or false, got {route.enabled!r}"
+    return None
 
 
 def read_config(path: Path) -> tuple[dict[str, Any], tuple[Route, ...]]:
     """Parse a config file into flat values and routes; unknown keys are an error."""
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(path.read_bytes().decode("utf-8-sig"))  # a BOM is harmless
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start]
+        raise SettingsError(
+            f"config file {path} is not UTF-8 text (byte {exc.start} is {byte:#04x}); "
+            "save it as UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"config file {path} is not valid TOML: {exc}") from None
     except OSError as exc:
         raise SettingsError(f"cannot read config file {path}: {exc.strerror}") from None
-    routes = _routes_from(raw.pop("routes", []), str(path))
+    routes = _routes_from(raw.pop("routes", []), f"config file {path}")
     values = {}
     for name, value in _flatten(raw).items():
         try:
@@ -196,6 +192,24 @@ def read_config(path: Path) -> tuple[dict[str, Any], tuple[Route, ...]]:
         except SettingsError as exc:
             raise SettingsError(f"config file {path}: {exc}") from None
     return values, routes
+
+
+ENVIRONMENT = {"MEMEX_ROOT": "roots", "MEMEX_DB": "db"}
+
+
+def _from_environment(env: Mapping[str, str]) -> dict[str, Any]:
+    """The settings the environment sets, checked like the config file's."""
+    values = {}
+    for variable, name in ENVIRONMENT.items():
+        if not env.get(variable):
+            continue
+        raw = env[variable]
+        value: Any = [p for p in raw.split(os.pathsep) if p] if name == "roots" else raw
+        try:
+            values[name] = _coerce(name, value)
+        except SettingsError as exc:
+            raise SettingsError(f"environment variable {variable}: {exc}") from None
+    return values
 
 
 def load_settings(
@@ -221,10 +235,7 @@ def load_settings(
         values.update(file_values)
     elif explicit:
         raise SettingsError(f"config file {config_path} does not exist")
-    if env.get("MEMEX_ROOT"):
-        values["roots"] = [p for p in env["MEMEX_ROOT"].split(os.pathsep) if p]
-    if env.get("MEMEX_DB"):
-        values["db"] = env["MEMEX_DB"]
+    values.update(_from_environment(env))
     now = overrides.pop("now", None)
     for key, value in overrides.items():
         if value is None:
@@ -237,7 +248,13 @@ def load_settings(
 def describe_settings() -> list[dict[str, str]]:
     """The declared settings, for docs and `memex status --settings`."""
     return [
-        {"name": s.name, "type": s.type.__name__, "default": repr(s.default), "help": s.help}
+        {
+            "name": s.name,
+            "type": s.type.__name__,
+            "default": repr(s.default),
+            "help": s.help,
+            "allowed": allowed(s),
+        }
         for s in SETTINGS
     ]
 

@@ -138,8 +138,40 @@ def test_a_stale_socket_from_a_crash_is_cleared(qapp: Any, qtbot: Any) -> None:
 
 def test_socket_name_is_per_user_and_overridable() -> None:
     mine = socket_name({})
-    assert mine.startswith("memex-") and mine == socket_name({})
+    assert Path(mine).name.startswith("memex-") and mine == socket_name({})
     assert socket_name({"MEMEX_INSTANCE": "memex-x"}) == "memex-x"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes, not files in a folder")
+def test_socket_lives_in_a_private_folder_not_in_tmp(qapp: Any, qtbot: Any, tmp_path: Path) -> None:
+    """Issue 20: another local user who binds the old /tmp name first cannot make this
+    user's Memex exit as "already running": the socket is in a folder only they can enter."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    name = socket_name({"XDG_RUNTIME_DIR": str(runtime)})
+    assert Path(name).parent == runtime
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    squatter.bind(os.path.join(QDir.tempPath(), Path(name).name))  # the name it had in /tmp
+    squatter.listen(1)
+    try:
+        assert not send(name, "toggle", timeout_ms=200)  # nobody answers at the real name
+        server = InstanceServer()
+        try:
+            assert server.listen(name) and Path(name).exists()
+            received: list[str] = []
+            server.command.connect(received.append)
+            assert send(name, "show")
+            qtbot.waitUntil(lambda: received == ["show"], timeout=30_000)
+        finally:
+            server.close()
+    finally:
+        squatter.close()
+        os.unlink(os.path.join(QDir.tempPath(), Path(name).name))
+    # A runtime folder that others may enter, or that is not a folder, is not used.
+    runtime.chmod(0o755)
+    fallback = Path(socket_name({"XDG_RUNTIME_DIR": str(runtime)})).parent
+    assert fallback != runtime and fallback.stat().st_mode & 0o777 == 0o700
+    assert Path(socket_name({"XDG_RUNTIME_DIR": "relative/run"})).parent == fallback
 
 
 def test_self_test_command_on_the_demo_index(tmp_path: Path, demo_index: Settings) -> None:
