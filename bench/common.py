@@ -54,9 +54,9 @@ def digest(paths: Iterable[Path], extra: str = "") -> str:
 def engine_code_files() -> list[Path]:
     """The engine code that decides what the index holds: extractors, indexer, db, embedders."""
     engine = REPO / "engine"
-    files = [engine / "indexer.py", engine / "db.py", engine / "vectors.py", engine / "routes.py"]
-    files += sorted((engine / "extractors").glob("*.py"))
-    files += sorted((engine / "embedders").glob("*.py"))
+    files = [engine / "parts.py"]
+    for package in ("index", "store", "store/sql", "extractors", "embedders"):
+        files += sorted((engine / package).glob("*.py"))
     return [f for f in files if f.exists()]
 
 

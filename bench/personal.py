@@ -120,7 +120,9 @@ def _resolve_item(conn: apsw.Connection, root: Path, item: dict[str, Any]) -> tu
 # -- running and scoring --------------------------------------------------------------------
 
 
-def run_cases(searcher: Searcher, cases: Sequence[Case]) -> dict[str, list[str]]:
+def run_cases(
+    searcher: Searcher, cases: Sequence[Case], mode: str = "hybrid"
+) -> dict[str, list[str]]:
     return {
         c.id: [
             r.id
@@ -131,14 +133,17 @@ def run_cases(searcher: Searcher, cases: Sequence[Case]) -> dict[str, list[str]]
                 since=c.since,
                 until=c.until,
                 people=c.people or None,
+                mode=mode,
             ).results
         ]
         for c in cases
     }
 
 
-def benchmark(settings: Settings, cases: Sequence[Case] | None = None) -> dict[str, Any]:
-    """Resolve, run and score every case on the index of `settings`."""
+def benchmark(
+    settings: Settings, cases: Sequence[Case] | None = None, mode: str = "hybrid"
+) -> dict[str, Any]:
+    """Resolve, run and score every case on the index of `settings`, in one search mode."""
     cases = list(cases if cases is not None else load_cases())
     conn = db.connect(settings.db_path, create=False)
     try:
@@ -147,7 +152,7 @@ def benchmark(settings: Settings, cases: Sequence[Case] | None = None) -> dict[s
         conn.close()
     searcher = Searcher(settings)
     try:
-        runs = run_cases(searcher, cases)
+        runs = run_cases(searcher, cases, mode)
     finally:
         searcher.close()
     scored = [c for c in cases if resolution.qrels[c.id]]
@@ -244,12 +249,20 @@ def main(argv: list[str] | None = None) -> int:
         help=f"write the means to {BASELINE.relative_to(REPO)}",
     )
     p.add_argument("--json", type=Path, default=OUT / "personal.json")
+    p.add_argument(
+        "--modes", action="store_true", help="also score bm25 and vector alone (a table of means)"
+    )
     args = p.parse_args(argv)
     if not CASES.exists():
         print(f"skipped: {CASES.relative_to(REPO)} does not exist yet")
         return 0
-    summary = benchmark(demo_index(args.rebuild))
+    settings = demo_index(args.rebuild)
+    summary = benchmark(settings)
     print(report(summary))
+    if args.modes:
+        rows = [[m, *benchmark(settings, mode=m)["mean"].values()] for m in ("bm25", "vector")]
+        rows.append(["hybrid", *summary["mean"].values()])
+        print(markdown_table(["mode", "nDCG@10", "MRR@10", "cases"], rows))
     for problem in summary["problems"]:
         print(f"problem: {problem}", file=sys.stderr)
     args.json.parent.mkdir(parents=True, exist_ok=True)

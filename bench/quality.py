@@ -76,6 +76,7 @@ CONFIGS = (
     Config("hybrid − entity injection", "hybrid", (("search__entity_injection", False),)),
     Config("hybrid − diversity", "hybrid", (("search__diversity", False),)),
     Config("hybrid, over-fetch 1", "hybrid", (("search__overfetch", 1),)),
+    Config("hybrid − relevance floor", "hybrid", (("search__floor", False),)),
 )
 
 
@@ -87,6 +88,8 @@ CHUNKING_CODE = (
     "extractors/meeting.py",
     "extractors/markdown.py",
     "embedders/local.py",
+    "engine/parts.py",
+    "store/vectors.py",
 )
 
 

@@ -19,6 +19,19 @@ from engine.store import db  # noqa: E402
 
 DEMO_TODAY = "2026-06-30T12:00:00"
 EMPTY_ENV: dict[str, str] = {}
+PRIVATE_FOLDER_VARIABLES = (
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "HOME",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+)
+# The user's own folders, as they were before `private_user_folders` replaced them: only
+# tests/test_private_run_log.py reads this, to check that nothing was written there.
+REAL_FOLDER_ENV = {name: os.environ.get(name) for name in PRIVATE_FOLDER_VARIABLES}
 
 
 def make_settings(root: Path | list[Path], db_path: Path, **overrides: Any) -> Settings:
@@ -55,6 +68,7 @@ def assert_consistent(db_path: Path) -> db.Counts:
         counts = db.counts(conn)
         assert counts.chunks == counts.fts, counts
         assert counts.embedded == counts.vectors, counts
+        assert counts.part_vectors == counts.parts >= counts.vectors, counts
         assert db.fts_integrity_ok(conn)
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
@@ -69,7 +83,8 @@ def private_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Any:
     the user's config or writes into their data or log folders."""
     home = tmp_path_factory.mktemp("home")
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        # HOME for macOS (~/Library/…), the others for Windows: platformdirs reads them there.
+        for name in PRIVATE_FOLDER_VARIABLES:
             folder = home / name.lower()
             folder.mkdir()
             patch.setenv(name, str(folder))

@@ -55,7 +55,7 @@ STATUS_KEYS = {
     "vector_coverage",  # added with keyword-first indexing (issue 17)
     "log",
 }
-COUNT_KEYS = {"chunks", "fts", "embedded", "vectors"}
+COUNT_KEYS = {"chunks", "fts", "embedded", "vectors", "parts", "part_vectors"}
 SLOT_KEYS = {"table", "allocated", "live", "dead", "fraction", "dead_bytes"}
 CHECK_KEYS = {
     "ok",

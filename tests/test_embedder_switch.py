@@ -104,7 +104,7 @@ def test_switch_to_1536_and_back(local_index: Settings, server: FakeOpenAI) -> N
     assert json.loads(out.getvalue())["reembed"]["done"] == 32
     out = io.StringIO()
     run(["status", "--db", str(remote.db_path)], out)
-    assert f"re-embed   to openai|text-embedding-3-small|1536: 32/{total}" in out.getvalue()
+    assert f"re-embed   to openai|text-embedding-3-small|1536|p300: 32/{total}" in out.getvalue()
 
     # The next reindex resumes: only the rest is embedded, then the swap.
     server.fail_after = None
@@ -164,7 +164,7 @@ def test_crash_mid_switch_leaves_old_index_usable(local_index: Settings) -> None
     stats = reindex(settings=local_index, embedder=crashy)
     assert stats.embedded == total - 48  # resumed, nothing embedded twice
     state = meta(local_index)
-    assert state["embedder"] == "crashy|crashy-384|384" and state["progress"] is None
+    assert state["embedder"] == "crashy|crashy-384|384|p300" and state["progress"] is None
     conn = db.connect(local_index.db_path, create=False)
     stored = np.frombuffer(
         conn.execute("SELECT embedding FROM chunks ORDER BY seq LIMIT 1").fetchone()[0],

@@ -99,7 +99,7 @@ def test_index_file_returns_what_it_did(hashing: Settings) -> None:
         first = indexer.index_file(found)
         assert (first.action, first.new_chunks, first.unchanged_chunks) == (Action.INDEXED, 1, 0)
         assert indexer.index_file(found).action is Action.UNCHANGED
-        note.write_bytes(b"\xff\xfe\x00 not text")
+        note.write_bytes(b"\x00\x01\x02 not text")  # NUL bytes and no BOM: binary
         broken = indexer.index_file(classify(note, hashing) or found, force=True)
         assert broken.action is Action.ERROR and broken.message
         gone = indexer.delete_file(str(found.path))

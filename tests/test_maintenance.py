@@ -79,7 +79,8 @@ def test_maintenance_after_heavy_churn_shrinks_the_file_and_checks_clean(churned
     assert m["size_after"]["total"] < m["size_before"]["total"]
     assert m["bytes_reclaimed"] > 0
     assert m["dead_slots_after"]["dead"] == 0
-    assert m["counts_after"]["vectors"] == m["counts_after"]["embedded"] == m["vectors_rebuilt"]
+    after = m["counts_after"]
+    assert after["vectors"] == after["embedded"] and after["parts"] == m["vectors_rebuilt"]
     assert set(m["timings"]) == {"rebuild_vectors", "vacuum", "checkpoint"}
 
     code, out, _ = cli("maintenance", "--check", *args_for(churned))
@@ -126,7 +127,7 @@ def test_check_finds_broken_rows_and_repair_fixes_them(small_index: Settings) ->
     conn.close()
     report = check_index(churned)
     assert not report.ok
-    assert report.orphan_vectors == 5 and report.orphan_chunk_files == 1
+    assert report.orphan_vectors >= 5 and report.orphan_chunk_files == 1  # part rows of 5 chunks
     assert not report.fts_ok
     code, out, _ = cli("maintenance", "--check", *args_for(churned))
     assert code == 4 and "problem:" in out
@@ -162,7 +163,7 @@ def test_backup_while_indexing_is_consistent_and_never_overwrites(
     assert counts.chunks > 0
 
     code, _, err = cli("backup", str(target), *args_for(settings))
-    assert code == 4 and "--force" in err
+    assert code == 2 and "--force" in err  # a usage problem (issue 18), not an unusable index
     code, _, err = cli("backup", str(target), "--force", *args_for(settings))
     assert code == 0, err
     assert assert_consistent(target) == assert_consistent(settings.db_path)

@@ -38,11 +38,12 @@ real_insert = m.vectors.insert_vector
 def insert(*args):
     # Park the child at a chosen row of the vec0 rebuild: the kill lands exactly there.
     global inserted
-    real_insert(*args)
+    rows = real_insert(*args)
     inserted += 1
     if stage == "rebuild" and inserted == count:
         print("here", flush=True)
         time.sleep(120)
+    return rows
 
 m.vectors.insert_vector = insert
 real_open = m._open_existing

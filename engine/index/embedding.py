@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import apsw
-import numpy as np
 
 from engine.embedders import EmbedderError, Vectors
 from engine.store import db, vectors
@@ -53,13 +52,14 @@ class VectorPhase:
             rows = ix.conn.execute(chunks_sql.unembedded_batch_sql(), (BATCH,)).fetchall()
             if not rows:
                 return True
-            embedded = self.embed([r[1] for r in rows])
-            if embedded is None:
+            blobs = vectors.embed_chunks([r[1] for r in rows], self.embed)
+            if blobs is None:
                 return False
-            self._store(rows, embedded)
+            self._store(rows, blobs)
+            self._progress(len(rows))
 
     def embed(self, texts: Sequence[str]) -> Vectors | None:
-        """The texts' vectors, or None when the phase must pause (stop, budget, failure)."""
+        """The parts' vectors, or None when the phase must pause (stop, budget, failure)."""
         ix = self.indexer
         if ix.embedder is None or self._paused():
             return None
@@ -71,22 +71,28 @@ class VectorPhase:
             ix.embedder = None
             return None
         ix.run.add_time("embed", started)
-        ix.run.embedded += len(texts)
-        self.done += len(texts)
-        ix.reporter.on_embedding(self.done, self.total)
         return out
+
+    def _built(self, chunks: int) -> None:
+        self.indexer.run.count("embedded.embedder_change", chunks)
+        self._progress(chunks)
+
+    def _progress(self, chunks: int) -> None:
+        """`chunks` more chunks have all their parts' vectors."""
+        self.indexer.run.embedded += chunks
+        self.done += chunks
+        self.indexer.reporter.on_embedding(self.done, self.total)
 
     def _paused(self) -> bool:
         # The budget is checked after the first batch: every slice makes progress.
         over = self.deadline is not None and self.done > 0 and time.monotonic() >= self.deadline
         return over or self.should_stop()
 
-    def _store(self, rows: list[tuple[int, str, str, str | None]], embedded: Vectors) -> None:
+    def _store(self, rows: list[tuple[int, str, str, str | None]], blobs: list[bytes]) -> None:
         ix = self.indexer
         assert ix.vec_table is not None
         with db.transaction(ix.conn):
-            for (seq, _, source_type, date), vector in zip(rows, embedded, strict=True):
-                blob = np.asarray(vector, dtype=np.float32).tobytes()
+            for (seq, _, source_type, date), blob in zip(rows, blobs, strict=True):
                 ix.conn.execute(chunks_sql.update_embedding_sql(), (blob, seq))
                 vectors.insert_vector(ix.conn, ix.vec_table, seq, blob, source_type, date)
                 ix.run.count("embedded." + ix.stored_reason.get(seq, ix.missing_reason), 1)
@@ -97,7 +103,7 @@ class VectorPhase:
         assert ix.build_table is not None
         complete = vectors.fill_pending(
             ix.conn, ix.build_table, self.embed,
-            on_batch=lambda n: ix.run.count("embedded.embedder_change", n),
+            on_batch=self._built,
         )  # fmt: skip
         if complete and vectors.swap(ix.conn):
             ix.vec_table, ix.build_table = db.active_vec_table(ix.conn), None

@@ -21,7 +21,8 @@ from typing import Any
 import apsw
 import filelock
 
-from engine.index import runlog
+from engine import parts
+from engine.index import recovery, runlog
 from engine.index.reports import (
     BackupReport,
     CheckReport,
@@ -50,6 +51,10 @@ class MaintenanceBusy(RuntimeError):
 
 class BackupError(RuntimeError):
     """The backup cannot be written (target exists, disk full, …)."""
+
+
+class BackupRefused(BackupError):
+    """The target is not one to write: it exists (and no `force`), or it is the index."""
 
 
 # -- measurements ---------------------------------------------------------------------------
@@ -128,15 +133,15 @@ def check(conn: apsw.Connection) -> CheckReport:
     conn.execute(database_sql.begin_immediate_sql())
     try:
         return _check_in_transaction(conn)
+    except db.DAMAGE as exc:  # too damaged for the check itself to run to its end
+        return recovery.damage_report(exc)
     finally:
         conn.execute(database_sql.rollback_sql())
 
 
 def _check_in_transaction(conn: apsw.Connection) -> CheckReport:
-    problems: list[str] = []
-    integrity = [r[0] for r in _rows(conn, database_sql.integrity_check_sql())]
-    if integrity != ["ok"]:
-        problems += [f"integrity_check: {line}" for line in integrity[:20]]
+    integrity = recovery.check_lines(_rows(conn, database_sql.integrity_check_sql()))
+    problems = recovery.integrity_problems(integrity)  # damage first, and what to do
     fts_ok = db.fts_integrity_ok(conn)
     if not fts_ok:
         problems.append("the FTS5 index is out of sync with chunks (run --repair)")
@@ -144,9 +149,14 @@ def _check_in_transaction(conn: apsw.Connection) -> CheckReport:
     if counts.chunks != counts.fts:
         problems.append(f"{counts.chunks} chunks but {counts.fts} FTS rows (run --repair)")
     orphans = _orphans(conn)
-    if counts.embedded != counts.vectors or orphans["orphan_vectors"] or orphans["missing_vectors"]:
+    if (
+        (counts.embedded, counts.part_vectors) != (counts.vectors, counts.parts)
+        or orphans["orphan_vectors"]
+        or orphans["missing_vectors"]
+    ):
         problems.append(
-            f"{counts.embedded} embedded chunks but {counts.vectors} vectors "
+            f"{counts.embedded} embedded chunks ({counts.part_vectors} parts) but "
+            f"{counts.vectors} with vectors ({counts.parts} parts) "
             f"({orphans['orphan_vectors']} without chunk, "
             f"{orphans['missing_vectors']} missing; run --repair)"
         )
@@ -175,8 +185,9 @@ def _orphans(conn: apsw.Connection) -> dict[str, int]:
     table = db.active_vec_table(conn)
     result = {"orphan_vectors": 0, "missing_vectors": 0}
     if table and db.table_exists(conn, vec_sql.rowids_table(table)):
-        result["orphan_vectors"] = _scalar(conn, vec_sql.count_orphans_sql(table))
-        result["missing_vectors"] = _scalar(conn, vec_sql.count_missing_sql(table))
+        bound = (parts.MAX_PARTS,)
+        result["orphan_vectors"] = _scalar(conn, vec_sql.count_orphans_sql(table), bound)
+        result["missing_vectors"] = _scalar(conn, vec_sql.count_missing_sql(table), bound)
     result["orphan_chunk_files"] = _scalar(conn, chunks_sql.count_orphan_files_sql())
     return result
 
@@ -200,8 +211,7 @@ def rebuild_vectors(conn: apsw.Connection) -> int:
         rows = 0
         cursor = conn.cursor().execute(chunks_sql.embedded_vectors_sql())
         for seq, blob, source_type, content_date in cursor:
-            vectors.insert_vector(conn, table, seq, blob, source_type, content_date)
-            rows += 1
+            rows += vectors.insert_vector(conn, table, seq, blob, source_type, content_date)
     return rows
 
 
@@ -321,44 +331,28 @@ def maintain_locked(
     checked = check(conn) if do_check or do_repair else None
     result = MaintenanceResult(maintenance=maintained, repair=repaired, check=checked)
     kind = "repair" if do_repair else ("check" if do_check else "maintenance")
-    runlog.append(settings, runlog.make_record(kind, **_log_fields(result)))
+    runlog.append(settings, runlog.make_record(kind, **result.log_fields()))
     return result
-
-
-def _log_fields(result: MaintenanceResult) -> dict[str, Any]:
-    """The run-log fields of a result: a summary of maintenance, the repair, the check's verdict."""
-    fields: dict[str, Any] = {}
-    if (m := result.maintenance) is not None:
-        fields.update(
-            seconds=m.seconds,
-            timings=dict(m.timings),
-            bytes_reclaimed=m.bytes_reclaimed,
-            size_before=m.size_before.total,
-            size_after=m.size_after.total,
-            vectors_rebuilt=m.vectors_rebuilt,
-            dead_slots_before=m.dead_slots_before.dead,
-        )
-    if result.repair is not None:
-        fields["repair"] = result.repair.as_json()
-    if result.check is not None:
-        fields.update(ok=result.check.ok, problems=list(result.check.problems))
-    return fields
 
 
 def check_index(settings: Settings) -> CheckReport:
     """Check without the writer lock (safe while the watcher runs); logs one run-log line."""
-    conn = _open_existing(settings)
     started = time.perf_counter()
     try:
-        result = check(conn)
-    finally:
-        conn.close()
+        conn = _open_existing(settings)
+    except db.IndexDamaged as exc:  # cut short, not a database: SQLite cannot even open it
+        result = recovery.damage_report(exc)
+    else:
+        try:
+            result = check(conn)
+        finally:
+            conn.close()
     runlog.append(
         settings,
         runlog.make_record(
             "check",
             seconds=round(time.perf_counter() - started, 3),
-            **_log_fields(MaintenanceResult(check=result)),
+            **MaintenanceResult(check=result).log_fields(),
         ),
     )
     return result
@@ -368,9 +362,9 @@ def backup(settings: Settings, target: Path, *, force: bool = False) -> BackupRe
     """A consistent online copy with VACUUM INTO; safe while a writer runs."""
     target = target.expanduser().absolute()
     if target.exists() and not force:
-        raise BackupError(f"{target} exists; pass --force to overwrite it")
+        raise BackupRefused(f"{target} exists; pass --force to overwrite it")
     if target.resolve() == settings.db_path.resolve():
-        raise BackupError("the backup cannot overwrite the index itself")
+        raise BackupRefused("the backup cannot overwrite the index itself")
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
     partial.unlink(missing_ok=True)
     conn = _open_existing(settings)

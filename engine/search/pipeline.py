@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -13,11 +13,12 @@ import apsw
 import numpy as np
 
 from engine.embedders import Embedder, EmbedderPool, Vectors, create_embedder
-from engine.people import PeopleMatcher, load_people, profile_text
+from engine.people import PeopleMatcher, load_people
 from engine.records import Person, SearchResult
-from engine.search import fts, stages
+from engine.search import dress, floor, fts, part_vectors, stages, suggest
 from engine.search.coverage import VectorCoverage
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
+from engine.search.inputs import search_inputs
 from engine.search.query_embedder import QueryEmbedder
 from engine.search.response import (
     MODES,
@@ -25,7 +26,6 @@ from engine.search.response import (
     SearchError,
     SearchResponse,
 )
-from engine.search.snippets import make_snippet
 from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
@@ -98,23 +98,23 @@ class Searcher:
         # The model of the ACTIVE vectors, even while another one is built aside.
         return self._query_embedder.vector(query, warnings)
 
-    def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[int]:
+    def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[tuple[int, float]]:
+        """(seq, cosine) of the k chunks whose best part is nearest the query, best first."""
         table = db.active_vec_table(self.conn)
         if not table or not db.table_exists(self.conn, table):
             return []
         if self.vector_cache is not None:
             return self.vector_cache.knn(qvec, k, filters)
-        blob = qvec.astype(np.float32).tobytes()
         if filters.people:
             # People are not vec0 metadata: score the filtered chunks exactly instead.
             where, params = chunk_filter_sql(filters)
-            rows = self.conn.execute(chunks.exact_knn_sql(where), (*params, blob, k)).fetchall()
-            return [r[0] for r in rows]
+            rows = self.conn.execute(chunks.embedded_where_sql(where), params)
+            return part_vectors.best_chunks(rows, qvec, k)
         where, params = vec_filter_sql(filters)
-        rows = self.conn.execute(
-            vec.knn_sql(table, where), (blob, min(k, KNN_MAX), *params)
-        ).fetchall()
-        return [r[0] for r in rows]
+        fetch = min(k * part_vectors.FANOUT, KNN_MAX)
+        blob = qvec.astype(np.float32).tobytes()
+        rows = self.conn.execute(vec.knn_sql(table, where), (blob, fetch, *params))
+        return part_vectors.chunk_hits(rows, k)
 
     # -- pipeline ---------------------------------------------------------------------------
 
@@ -135,28 +135,29 @@ class Searcher:
         started = time.perf_counter()
         if mode not in MODES:
             raise SearchError(f"unknown mode '{mode}' (use one of: {', '.join(MODES)})")
-        cfg = self.config
-        limit = limit or cfg.limit
-        if limit < 1:
-            raise SearchError("limit must be at least 1")
-        filters = Filters(tuple(source_types or ()), _iso(since, "since"), _iso(until, "until"))
-        filters = replace(filters, people=self._people(people or ()))
+        cfg = self.config  # below: safe text (no lone surrogates, no NUL), checked limits
+        asked = search_inputs(query, limit or cfg.limit, source_types, since, until, people)
+        query, limit = asked.query, asked.limit
+        source_types, people = asked.source_types, asked.people
+        filters = Filters(source_types, asked.since, asked.until, self._people(people))
         warnings: list[str] = []
-        query = query.replace("\x00", " ")[:2000]
         terms = fts.query_terms(query, cfg.stop_words)
         # A floor on the pool, so the head of a short list is the head of a long one.
         k = max(limit * cfg.overfetch, cfg.min_candidates)
         # One read transaction: every statement of this search sees the same snapshot,
         # so a commit by the writer mid-search cannot mix two states of the index.
         with self._lock, db.read_snapshot(self.conn):
-            lists, mode = self._retrieve(query, terms, k, filters, mode, prefix, warnings)
-            candidates = self._fuse(lists)
-            rows = self._rows([c.key for c in candidates])
+            got = self._retrieve(query, terms, k, filters, mode, prefix, warnings)
+            warnings += suggest.filter_warnings(self.conn, self.matcher, source_types, people)
+            candidates = self._fuse(got.lists)
+            rows = dress.chunk_rows(self.conn, [c.key for c in candidates])
             candidates = _located(candidates, rows)
-            candidates = self._rank(candidates, query, filters, now, limit)[:limit]
-            results = self._dress(candidates, rows, terms, explain)
+            candidates = self._rank(candidates, query, filters, now, limit)
+            if got.qvec is not None and cfg.floor and filters.empty:
+                candidates = self._floored(candidates, terms, prefix, got, limit)
+            results = self._dress(candidates[:limit], rows, terms, explain, got.qvec)
         took = (time.perf_counter() - started) * 1000
-        return SearchResponse(query, mode, results, warnings, took)
+        return SearchResponse(query, got.mode, results, warnings, took)
 
     def _retrieve(
         self,
@@ -167,10 +168,11 @@ class Searcher:
         mode: str,
         prefix: bool,
         warnings: list[str],
-    ) -> tuple[dict[str, list[int]], str]:
+    ) -> Retrieved:
         """Each retriever's ranked seqs, and the mode used (bm25 when the vector side
         cannot run: no model, a failing server, an empty query)."""
         lists: dict[str, list[int]] = {}
+        qvec, cosines = None, {}
         if mode in ("hybrid", "bm25"):
             lists["bm25"] = self.bm25(terms, k, filters, prefix)
         if mode == "hybrid" and self.config.exact_weight > 0 and len(lists["bm25"]) > 0:
@@ -180,7 +182,9 @@ class Searcher:
         if mode in ("hybrid", "vector"):
             qvec = self._query_vector(query, warnings) if query.strip() else None
             if qvec is not None:
-                lists["vector"] = self.vector(qvec, k, filters)
+                hits = self.vector(qvec, k, filters)
+                cosines = dict(hits)
+                lists["vector"] = [seq for seq, _ in hits]
                 partial = self._coverage.warning()
                 if partial:
                     warnings.append(partial)
@@ -188,7 +192,32 @@ class Searcher:
                 lists["bm25"] = self.bm25(terms, k, filters, prefix)
                 lists.pop("exact", None)
                 mode = "bm25"
-        return lists, mode
+        return Retrieved(lists, mode, qvec, cosines)
+
+    def _floored(
+        self,
+        candidates: list[stages.Candidate],
+        terms: list[str],
+        prefix: bool,
+        got: Retrieved,
+        limit: int,
+    ) -> list[stages.Candidate]:
+        """The first `limit` candidates that pass the relevance floor (engine/search/floor.py),
+        each noted with its evidence; a profile always passes. Not applied to a filtered
+        search: a source, date or person filter asks to browse what it selects."""
+        cfg = self.config
+        head = candidates[: limit * 2]
+        seqs = [int(c.key) for c in head if c.key.isdigit()]
+        assert got.qvec is not None
+        found = floor.evidence(self.conn, terms, seqs, got.qvec, got.cosines, prefix)
+        kept = []
+        for c in head:
+            proof = found.get(int(c.key)) if c.key.isdigit() else None
+            if proof is None:
+                kept.append(c)
+            elif proof.passes(cfg.floor_keyword, cfg.floor_cosine):
+                kept.append(c.noted(**proof.notes()))
+        return kept[:limit]
 
     def _fuse(self, lists: dict[str, list[int]]) -> list[stages.Candidate]:
         cfg = self.config
@@ -240,83 +269,23 @@ class Searcher:
             )
         return candidates
 
-    def _rows(self, keys: list[str]) -> dict[int, dict[str, Any]]:
-        seqs = [int(k) for k in keys if k.isdigit()]
-        if not seqs:
-            return {}
-        cursor = self.conn.execute(chunks.rows_by_seq_sql(len(seqs)), seqs)
-        names = (
-            "seq",
-            "id",
-            "source_file",
-            "source_type",
-            "content",
-            "content_date",
-            "title",
-            "location",
-            "metadata",
-        )
-        return {row[0]: dict(zip(names, row, strict=True)) for row in cursor}
-
-    def _highlights(self, terms: list[str], seqs: list[int]) -> dict[int, str]:
-        expression = fts.match_expression(terms)
-        if expression is None or not seqs:
-            return {}
-        try:
-            return dict(self.conn.execute(fts.highlight_sql(len(seqs)), (expression, *seqs)))
-        except apsw.Error:
-            return {}
-
     def _dress(
         self,
         candidates: list[stages.Candidate],
         rows: dict[int, dict[str, Any]],
         terms: list[str],
         explain: bool,
+        qvec: np.ndarray | None,
     ) -> list[SearchResult]:
-        seqs = [int(c.key) for c in candidates if c.key.isdigit()]
-        marked = self._highlights(terms, seqs)
-        results = []
-        for c in candidates:
-            if c.key.startswith("profile:"):
-                results.append(self._profile_result(c, explain))
-                continue
-            row = rows[int(c.key)]
-            snippet, matched = make_snippet(
-                row["content"], marked.get(row["seq"]), self.config.snippet_chars
-            )
-            results.append(
-                SearchResult(
-                    id=row["id"],
-                    content=row["content"],
-                    source_file=row["source_file"],
-                    source_type=row["source_type"],
-                    score=c.score,
-                    matched_terms=matched,
-                    content_date=row["content_date"],
-                    title=row["title"],
-                    snippet=snippet,
-                    location=row["location"],
-                    profile=None,
-                    explain=dict(c.explain) if explain else None,
-                )
-            )
-        return results
-
-    def _profile_result(self, c: stages.Candidate, explain: bool) -> SearchResult:
-        slug = c.key.split(":", 1)[1]
-        person = next(p for p in self.matcher.people if p.slug == slug)
-        text = profile_text(person)
-        return SearchResult(
-            id=c.key,
-            content=text,
-            source_file=str(self.settings.people_file),
-            source_type="profile",
-            score=c.score,
-            title=person.name,
-            snippet=text[: self.config.snippet_chars],
-            profile=person.as_dict(),
-            explain=dict(c.explain) if explain else None,
+        people = {p.slug: p for p in self.matcher.people}
+        return dress.results(
+            self.conn,
+            candidates,
+            rows,
+            terms,
+            qvec,
+            dress.Dressing(self.config.snippet_chars, explain, str(self.settings.people_file)),
+            people,
         )
 
     def _people(self, names: Sequence[str]) -> tuple[Person, ...]:
@@ -330,13 +299,15 @@ class Searcher:
         return tuple(found)
 
 
-def _iso(value: str | None, what: str) -> str | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.strip()).date().isoformat()
-    except ValueError:
-        raise SearchError(f"--{what} must be a date like 2026-05-31, got '{value}'") from None
+@dataclass(frozen=True)
+class Retrieved:
+    """What the retrievers found: each one's ranked seqs, the mode that ran, the query's
+    vector (None when the vector side did not run) and the vector hits' cosines."""
+
+    lists: dict[str, list[int]]
+    mode: str
+    qvec: np.ndarray | None
+    cosines: dict[int, float]
 
 
 def _located(

@@ -6,15 +6,24 @@ import re
 
 START, END = "\x02", "\x03"
 _MARKED = re.compile(f"{START}(.*?){END}", re.DOTALL)
+_EMPTY = re.compile(f"{START}(\\s*){END}")
 
 
-def make_snippet(content: str, highlighted: str | None, width: int) -> tuple[str, tuple[str, ...]]:
-    """(snippet, matched terms). `highlighted` is FTS5 highlight() output, or None."""
+def make_snippet(
+    content: str, highlighted: str | None, width: int, focus: tuple[int, int] | None = None
+) -> tuple[str, tuple[str, ...]]:
+    """(snippet, matched terms). `highlighted` is FTS5 highlight() output, or None; `focus`
+    the span of the part nearest the query: without marked terms the snippet starts there,
+    so a long window shows the message that matched rather than its first lines."""
+    if highlighted:
+        highlighted = _EMPTY.sub(r"\1", highlighted)  # a mark around nothing but spaces
     if not highlighted or START not in highlighted:
-        text = " ".join(content.split())
-        return (text[:width].rstrip() + ("…" if len(text) > width else "")), ()
+        start = focus[0] if focus else 0
+        text = " ".join(content[start:].split())
+        lead = "…" if content[:start].strip() else ""
+        return lead + (text[:width].rstrip() + ("…" if len(text) > width else "")), ()
     flat = " ".join(highlighted.split())
-    matched = tuple(dict.fromkeys(m.lower() for m in _MARKED.findall(flat)))
+    matched = tuple(dict.fromkeys(m.lower() for m in _MARKED.findall(flat) if m.strip()))
     starts = [m.start() for m in _MARKED.finditer(flat)]
     best_start, best_count = starts[0], 0
     for s in starts:

@@ -41,7 +41,11 @@ PEOPLE_MEMO = 16  # person-filter chunk sets remembered until the index changes
 
 
 class VectorCache:
-    """Exact cosine KNN over an in-memory copy of `chunks.embedding` (L2-normalised rows)."""
+    """Exact cosine KNN over an in-memory copy of `chunks.embedding` (L2-normalised rows).
+
+    One row per part (engine/parts.py): a chunk's parts are consecutive rows, and a chunk
+    scores the best of its parts' cosines. `seqs`, `ids`, `types` and `days` are per row.
+    """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -56,11 +60,23 @@ class VectorCache:
         self.days = np.zeros(0, dtype=np.int32)
         self.type_codes: dict[str, int] = {}
         self._people: dict[tuple[str, ...], SeqArray] = {}
+        self._starts: SeqArray | None = None  # the first row of each chunk
         self.loads = 0  # full loads
         self.updates = 0  # incremental refreshes that changed something
 
     def __len__(self) -> int:
-        return int(self.seqs.shape[0])
+        """How many chunks the matrix holds."""
+        return int(self.starts.shape[0])
+
+    @property
+    def starts(self) -> SeqArray:
+        """The first row of each chunk (its parts are the rows up to the next start)."""
+        if self._starts is None:
+            seqs = self.seqs
+            changed = np.ones(seqs.shape[0], dtype=bool)
+            changed[1:] = seqs[1:] != seqs[:-1]
+            self._starts = np.flatnonzero(changed)
+        return self._starts
 
     def close(self) -> None:
         """Close the cache's connection once no search is using it."""
@@ -101,7 +117,7 @@ class VectorCache:
         keep = np.fromiter(
             (current.get(int(s)) == i for s, i in zip(self.seqs, self.ids, strict=True)),
             dtype=bool,
-            count=len(self),
+            count=self.seqs.shape[0],
         )
         held = {int(s) for s in self.seqs[keep]}
         new = sorted(seq for seq in current if seq not in held)
@@ -115,6 +131,7 @@ class VectorCache:
             self.days[keep],
         )
         self.ids = [i for i, k in zip(self.ids, keep, strict=True) if k]
+        self._starts = None
         if rows:
             self._append(rows)
         self.updates += 1
@@ -141,23 +158,31 @@ class VectorCache:
     def _append(self, rows: list[tuple[int, str, bytes, str, str | None]]) -> None:
         if not rows:
             return
-        dim = len(rows[0][2]) // 4
+        dim = int(db.get_meta(self.conn, "dimension") or 0) or len(rows[0][2]) // 4
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
-        types = np.fromiter(
-            (self.type_codes.setdefault(r[3], len(self.type_codes)) for r in rows),
-            dtype=np.int16,
-            count=len(rows),
+        counts = np.fromiter((len(r[2]) // (4 * dim) for r in rows), dtype=np.int64)
+        types = np.repeat(
+            np.fromiter(
+                (self.type_codes.setdefault(r[3], len(self.type_codes)) for r in rows),
+                dtype=np.int16,
+                count=len(rows),
+            ),
+            counts,
         )
-        days = np.fromiter((db.day_number(r[4]) for r in rows), dtype=np.int32, count=len(rows))
-        seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        if len(self) and self.matrix.shape[1] == dim:
+        days = np.repeat(
+            np.fromiter((db.day_number(r[4]) for r in rows), dtype=np.int32, count=len(rows)),
+            counts,
+        )
+        seqs = np.repeat(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), counts)
+        self._starts = None
+        if self.seqs.shape[0] and self.matrix.shape[1] == dim:
             self.matrix = np.vstack([self.matrix, matrix])
             self.seqs = np.concatenate([self.seqs, seqs])
             self.types = np.concatenate([self.types, types])
             self.days = np.concatenate([self.days, days])
         else:
             self.matrix, self.seqs, self.types, self.days = matrix.copy(), seqs, types, days
-        self.ids += [r[1] for r in rows]
+        self.ids += [r[1] for r, n in zip(rows, counts, strict=True) for _ in range(n)]
 
     # -- search -----------------------------------------------------------------------------
 
@@ -185,7 +210,7 @@ class VectorCache:
         """Rows that pass the filters, or None when nothing filters."""
         if filters.empty:
             return None
-        keep = np.ones(len(self), dtype=bool)
+        keep = np.ones(self.seqs.shape[0], dtype=bool)
         if filters.source_types:
             codes = [self.type_codes[t] for t in filters.source_types if t in self.type_codes]
             keep &= np.isin(self.types, codes)
@@ -197,16 +222,21 @@ class VectorCache:
             keep &= np.isin(self.seqs, self._people_seqs(filters.people), assume_unique=True)
         return keep
 
-    def knn(self, query: FloatArray, k: int, filters: Filters | None = None) -> list[int]:
-        """The `seq`s of the k nearest rows by cosine, best first, filters applied."""
+    def knn(
+        self, query: FloatArray, k: int, filters: Filters | None = None
+    ) -> list[tuple[int, float]]:
+        """(seq, cosine) of the k chunks nearest by their best part, best first, filtered."""
         with self._lock:
             self._refresh()
             if not len(self) or k < 1 or self.matrix.shape[1] != len(query):
                 return []
-            scores = self.matrix @ np.asarray(query, dtype=np.float32)
+            starts = self.starts
+            rows = self.matrix @ np.asarray(query, dtype=np.float32)
+            scores = np.maximum.reduceat(rows, starts)
             keep = None if filters is None else self._mask(filters)
-            seqs = self.seqs
+            seqs = self.seqs[starts]
         if keep is not None:
+            keep = keep[starts]
             scores = np.where(keep, scores, -np.inf)
             k = min(k, int(keep.sum()))
             if k == 0:
@@ -214,4 +244,4 @@ class VectorCache:
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [int(s) for s in seqs[top]]
+        return [(int(s), float(v)) for s, v in zip(seqs[top], scores[top], strict=True)]

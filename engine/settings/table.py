@@ -12,12 +12,17 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Setting:
-    """One declared setting: its dotted name, type, default and help text."""
+    """One declared setting: its dotted name, type, default and help text, and what values
+    it allows (checked up front for every row by `engine.settings.checks`)."""
 
     name: str
     type: type
     default: Any
     help: str
+    low: float | None = None  # numbers (a dict's values too): at least this
+    high: float | None = None  # numbers: at most this
+    positive: bool = False  # numbers: greater than 0
+    choices: tuple[str, ...] = ()  # strings: one of these
 
 
 DEFAULT_HALF_LIVES: dict[str, float] = {
@@ -55,7 +60,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "people_file", str, "profile/relationships.json", "Known people, relative to each root."
     ),
-    Setting("max_file_bytes", int, 64 * 1024 * 1024, "Files larger than this are skipped."),
+    Setting("max_file_bytes", int, 64 * 1024 * 1024, "Files larger than this are skipped.", low=1),
     Setting(
         "follow_symlinks_outside_roots",
         bool,
@@ -63,10 +68,23 @@ SETTINGS: tuple[Setting, ...] = (
         "Index files that are symlinks to places outside every root (off: such links are "
         "skipped, so a link to /etc/passwd is never read). Symlinked folders are never followed.",
     ),
-    Setting("embedder.name", str, "local", "local | openai | sentence-transformers | hashing."),
+    Setting(
+        "embedder.name",
+        str,
+        "local",
+        "local | openai | sentence-transformers | hashing.",
+        choices=("local", "openai", "sentence-transformers", "hashing"),
+    ),
     Setting("embedder.model", str, "text-embedding-3-small", "Model id for remote embedders."),
     Setting("embedder.base_url", str, "https://api.openai.com/v1", "OpenAI-compatible URL."),
-    Setting("embedder.dimensions", int, 1536, "Requested dimension for remote embedders."),
+    Setting(
+        "embedder.dimensions",
+        int,
+        1536,
+        "Requested dimension for remote embedders.",
+        low=1,
+        high=8192,
+    ),
     Setting("embedder.model_path", str, "", "Folder of a sentence-transformers model."),
     Setting(
         "embedder.batch_size",
@@ -75,41 +93,122 @@ SETTINGS: tuple[Setting, ...] = (
         "Texts per model run (local, sentence-transformers). On the local int8 model, 4 "
         "was fastest and lightest of 1–32 (59 vs 44 chunks/s, 458 vs 1,848 MB peak at 32); "
         "raise it for a GPU.",
+        low=1,
+        high=4096,
     ),
-    Setting("embedder.max_tokens", int, 256, "Tokens the local model reads per text."),
-    Setting("embedder.timeout_seconds", float, 30.0, "Request timeout for remote embedders."),
-    Setting("embedder.max_retries", int, 5, "Retries for remote embedders before giving up."),
-    Setting("search.limit", int, 10, "Results returned by default."),
-    Setting("search.overfetch", int, 5, "Each retriever fetches limit × overfetch candidates."),
+    Setting(
+        "embedder.max_tokens", int, 256, "Tokens the local model reads per text.", low=1, high=512
+    ),
+    Setting(
+        "embedder.timeout_seconds",
+        float,
+        30.0,
+        "Request timeout for remote embedders.",
+        positive=True,
+        high=3600,
+    ),
+    Setting(
+        "embedder.max_retries",
+        int,
+        5,
+        "Retries for remote embedders before giving up.",
+        low=0,
+        high=100,
+    ),
+    Setting("search.limit", int, 10, "Results returned by default.", low=1, high=100_000),
+    Setting(
+        "search.overfetch",
+        int,
+        5,
+        "Each retriever fetches limit × overfetch candidates.",
+        low=1,
+        high=1000,
+    ),
     Setting(
         "search.min_candidates",
         int,
         50,
         "Each retriever fetches at least this many candidates, whatever the limit.",
+        low=1,
+        high=100_000,
     ),
     Setting(
         "search.rrf_k",
         float,
         10.0,
         "Reciprocal Rank Fusion constant k (smaller trusts each list's head more).",
+        positive=True,
+        high=10_000,
     ),
-    Setting("search.bm25_weight", float, 1.0, "Weight of the keyword list in fusion."),
-    Setting("search.vector_weight", float, 1.0, "Weight of the vector list in fusion."),
+    Setting(
+        "search.bm25_weight", float, 1.0, "Weight of the keyword list in fusion.", low=0, high=1000
+    ),
+    Setting(
+        "search.vector_weight", float, 1.0, "Weight of the vector list in fusion.", low=0, high=1000
+    ),
     Setting(
         "search.exact_weight",
         float,
         1.0,
         "Weight of the list of chunks holding every query term (hybrid only; 0 = off).",
+        low=0,
+        high=1000,
     ),
-    Setting("search.decay_floor", float, 0.25, "Recency decay never goes below this factor."),
-    Setting("search.default_half_life", float, 60.0, "Half-life (days) of unlisted types."),
-    Setting("search.half_lives", dict, DEFAULT_HALF_LIVES, "Half-life in days per source type."),
+    Setting(
+        "search.floor",
+        bool,
+        True,
+        "Hide hits with neither keyword nor semantic evidence (hybrid and vector modes, "
+        "searches without filters).",
+    ),
+    Setting(
+        "search.floor_cosine",
+        float,
+        0.35,
+        "Semantic evidence: a hit's best part has at least this cosine to the query.",
+        low=-1,
+        high=1,
+    ),
+    Setting(
+        "search.floor_keyword",
+        float,
+        0.35,
+        "Keyword evidence: a hit holds at least this IDF-weighted share of the query's terms.",
+        low=0,
+        high=1,
+    ),
+    Setting(
+        "search.decay_floor",
+        float,
+        0.25,
+        "Recency decay never goes below this factor.",
+        low=0,
+        high=1,
+    ),
+    Setting(
+        "search.default_half_life",
+        float,
+        60.0,
+        "Half-life (days) of unlisted types.",
+        positive=True,
+        high=36_500,
+    ),
+    Setting(
+        "search.half_lives",
+        dict,
+        DEFAULT_HALF_LIVES,
+        "Half-life in days per source type.",
+        positive=True,
+        high=36_500,
+    ),
     Setting("search.recency", bool, True, "Apply recency decay."),
     Setting(
         "search.recency_weight",
         float,
         0.2,
         "Share of the score recency decay acts on: score × ((1 − w) + w × decay).",
+        low=0,
+        high=1,
     ),
     Setting("search.entity_injection", bool, True, "Inject a profile for a named person."),
     Setting(
@@ -118,10 +217,24 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         "Apply MMR diversity to the head of the list (off: it cost relevance in benchmarks).",
     ),
-    Setting("search.mmr_lambda", float, 0.7, "MMR trade-off between relevance and novelty."),
-    Setting("search.mmr_top", int, 7, "Size of the head that MMR reorders."),
-    Setting("search.max_per_type", int, 3, "At most this many hits of one type in the head."),
-    Setting("search.snippet_chars", int, 220, "Length of a snippet."),
+    Setting(
+        "search.mmr_lambda",
+        float,
+        0.7,
+        "MMR trade-off between relevance and novelty.",
+        low=0,
+        high=1,
+    ),
+    Setting("search.mmr_top", int, 7, "Size of the head that MMR reorders.", low=1, high=1000),
+    Setting(
+        "search.max_per_type",
+        int,
+        3,
+        "At most this many hits of one type in the head.",
+        low=1,
+        high=1000,
+    ),
+    Setting("search.snippet_chars", int, 220, "Length of a snippet.", low=10, high=10_000),
     Setting("search.stop_words", bool, True, "Drop English stop words from keyword queries."),
     Setting(
         "search.vector_cache",
@@ -130,22 +243,44 @@ SETTINGS: tuple[Setting, ...] = (
         "Long-lived processes (desktop, engine.search) keep the vectors in memory for "
         "vector search (~1.5 KB per chunk); one-shot `memex --search` never does.",
     ),
-    Setting("watch.debounce_seconds", float, 2.0, "Quiet period before a changed file is indexed."),
-    Setting("watch.reconcile_seconds", float, 300.0, "Interval of the full mtime/size scan."),
+    Setting(
+        "watch.debounce_seconds",
+        float,
+        2.0,
+        "Quiet period before a changed file is indexed.",
+        low=0,
+        high=3600,
+    ),
+    Setting(
+        "watch.reconcile_seconds",
+        float,
+        300.0,
+        "Interval of the full mtime/size scan.",
+        low=10,
+        high=604_800,
+    ),
     Setting("watch.polling", bool, False, "Use the polling observer (network drives)."),
     Setting(
         "maintenance.bloat_threshold",
         float,
         0.25,
         "Dead vector slots (fraction) at which maintenance is suggested.",
+        low=0,
+        high=1,
     ),
     Setting("desktop.hotkey", str, "<ctrl>+<alt>+<space>", "Global hotkey (pynput syntax)."),
     Setting("desktop.editor_command", str, "", "Opener with {file} and {line}; empty: system."),
     Setting("desktop.start_at_login", bool, False, "Start Memex when the user logs in."),
     Setting("desktop.watching", bool, True, "Watch the data roots for changes."),
     Setting("desktop.disabled_types", list, [], "Source types left out of the index."),
-    Setting("desktop.theme", str, "system", "Window theme: system, light or dark."),
-    Setting("desktop.result_limit", int, 30, "Hits the search window shows."),
+    Setting(
+        "desktop.theme",
+        str,
+        "system",
+        "Window theme: system, light or dark.",
+        choices=("system", "light", "dark"),
+    ),
+    Setting("desktop.result_limit", int, 30, "Hits the search window shows.", low=1, high=1000),
 )
 
 SETTINGS_BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}

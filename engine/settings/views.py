@@ -22,6 +22,9 @@ class SearchSettings:
     bm25_weight: float
     vector_weight: float
     exact_weight: float
+    floor: bool
+    floor_cosine: float
+    floor_keyword: float
     decay_floor: float
     default_half_life: float
     half_lives: Mapping[str, float]

@@ -8,7 +8,8 @@ survives VACUUM; an implicit rowid does not).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -16,24 +17,81 @@ from pathlib import Path
 import apsw
 import sqlite_vec
 
+from engine import parts
 from engine.store.sql import chunks, database, fts, meta, schema, state, vec
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 10_000
 
 
+# SQLite's answers for a file that is not a sound database: a page overwritten, a file
+# cut short, another program's file.
+DAMAGE = (apsw.CorruptError, apsw.NotADBError)
+REPAIR_HINT = "'memex maintenance --repair' moves it aside and rebuilds the index from your files"
+
+
 class IndexError_(RuntimeError):
     """The index file cannot be opened or is unusable."""
 
 
-def connect(path: Path | str, *, readonly: bool = False, create: bool = True) -> apsw.Connection:
-    """Open the index with sqlite-vec loaded, WAL, synchronous=NORMAL and a busy timeout."""
+class IndexDamaged(IndexError_):
+    """The index file is corrupt (damaged pages, cut short): only a rebuild helps."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason  # SQLite's words: "database disk image is malformed"
+
+
+class NoIndexYet(IndexError_):
+    """The file exists but holds no Memex index (empty, or another program's database)."""
+
+
+class IndexBusy(IndexError_):
+    """Another program held the index's write lock for longer than the busy timeout."""
+
+
+def damaged(path: Path | str | None, exc: BaseException | str) -> IndexDamaged:
+    """The one sentence for a damaged index file, with the way forward."""
+    where = "" if path is None else f" {path}"
+    return IndexDamaged(f"the index{where} is damaged ({exc}); {REPAIR_HINT}", str(exc))
+
+
+class BusyWait:
+    """SQLite's busy timeout, told once: `notice()` runs before a wait for the write lock
+    is given up (halfway through, or at the end of a short timeout), then BusyError."""
+
+    def __init__(self, timeout_ms: int, notice: Callable[[], None]) -> None:
+        self.timeout = timeout_ms / 1000
+        self.notice = notice
+        self.noticed = False
+        self.started = 0.0
+
+    def __call__(self, count: int) -> bool:
+        now = time.monotonic()
+        if count == 0:
+            self.started = now
+        waited = now - self.started
+        if not self.noticed and (waited >= min(1.0, self.timeout / 2) or waited >= self.timeout):
+            self.noticed = True
+            self.notice()
+        if waited >= self.timeout:
+            return False
+        time.sleep(min(0.001 * 2 ** min(count, 7), self.timeout - waited))
+        return True
+
+
+def connect(
+    path: Path | str,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+    on_busy: Callable[[], None] | None = None,
+) -> apsw.Connection:
+    """Open the index with sqlite-vec loaded, WAL, synchronous=NORMAL and a busy timeout
+    (`on_busy`: told once when a wait for another writer's lock grows long)."""
     path = Path(path)
     if not readonly and create:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.exists():
-            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-            os.close(fd)
+        _create_file(path)
     elif not path.exists():
         raise IndexError_(f"no index at {path}")
     flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE
@@ -42,12 +100,56 @@ def connect(path: Path | str, *, readonly: bool = False, create: bool = True) ->
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
         conn.enable_load_extension(False)
-        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        if on_busy is None:
+            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        else:
+            conn.set_busy_handler(BusyWait(BUSY_TIMEOUT_MS, on_busy))
         for pragma in database.connection_pragmas(readonly):
             conn.execute(pragma)
+    except DAMAGE as exc:
+        raise damaged(path, exc) from None
     except apsw.Error as exc:
         raise IndexError_(f"cannot open the index {path}: {exc}") from None
     return conn
+
+
+def _create_file(path: Path) -> None:
+    """The index file (0600) and its folder, or IndexError_ saying why they cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    except OSError as exc:
+        raise unwritable(path, exc) from None
+
+
+def as_index_error(path: Path | str, exc: apsw.Error) -> IndexError_ | None:
+    """The sentence for an SQLite error that is the file's or the disk's fault, not the
+    code's: damage, a lock held too long, a full disk; None for any other error."""
+    if isinstance(exc, DAMAGE):
+        return damaged(path, exc)
+    if isinstance(exc, apsw.BusyError):
+        return IndexBusy(
+            f"the index {path} is busy: another program has held its write lock for more "
+            f"than {BUSY_TIMEOUT_MS / 1000:g} s; try again when it has finished"
+        )
+    if isinstance(exc, (apsw.FullError, apsw.IOError)):
+        return IndexError_(
+            f"cannot write the index {path}: {exc} (is the disk full?); everything indexed "
+            "before is kept: free some space and run 'memex reindex' again"
+        )
+    if isinstance(exc, (apsw.ReadOnlyError, apsw.CantOpenError, apsw.PermissionsError)):
+        return unwritable(Path(path), PermissionError(str(exc)))
+    return None
+
+
+def unwritable(path: Path, exc: OSError) -> IndexError_:
+    """The one sentence for an index that cannot be written where it is configured."""
+    where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
+    return IndexError_(
+        f"cannot write the index {path}: {exc.strerror or exc}{where}; choose a writable "
+        "folder with --db, MEMEX_DB or 'db' in the config file"
+    )
 
 
 def migrate(conn: apsw.Connection) -> None:
@@ -142,8 +244,10 @@ class Counts:
 
     chunks: int
     fts: int
-    embedded: int
-    vectors: int
+    embedded: int  # chunks that have their vectors in `chunks.embedding`
+    vectors: int  # chunks that have their vectors in the active vec0 table
+    parts: int = 0  # rows of the active vec0 table: one per part
+    part_vectors: int = 0  # part vectors held in `chunks.embedding`: must equal `parts`
 
     def as_json(self) -> dict[str, int]:
         return asdict(self)
@@ -159,7 +263,13 @@ def counts(conn: apsw.Connection) -> Counts:
     }
     table = active_vec_table(conn)
     if table and table_exists(conn, table):
-        result["vectors"] = conn.execute(vec.count_sql(table)).fetchone()[0]
+        result["parts"] = conn.execute(vec.count_sql(table)).fetchone()[0]
+        result["vectors"] = conn.execute(
+            vec.count_chunks_sql(table), (parts.MAX_PARTS,)
+        ).fetchone()[0]
+    width = 4 * int(get_meta(conn, "dimension") or 0)
+    if width:
+        result["part_vectors"] = conn.execute(chunks.part_vectors_sql(), (width,)).fetchone()[0]
     return Counts(**result)
 
 

@@ -14,30 +14,40 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import apsw
 import numpy as np
 
+from engine import parts
 from engine.embedders import Embedder, Vectors
 from engine.store import db
 from engine.store.sql import chunks, vec
 
-ACTIVE_KEYS = ("embedder", "embedder_name", "model_id", "dimension", "vec_table", "embedder_config")
+ACTIVE_KEYS = (
+    "embedder",
+    "embedder_name",
+    "model_id",
+    "dimension",
+    "vec_table",
+    "embedder_config",
+    "parts",
+)
 PENDING_PREFIX = "pending_"
 BUILD_BATCH = 256
 Embed = Callable[[Sequence[str]], Vectors | None]
 
 
 def embedder_key(embedder: Embedder) -> str:
-    return f"{embedder.name}|{embedder.model_id}|{embedder.dim}"
+    """The identity of a set of vectors: the model and the rule that cut chunks into parts."""
+    return f"{embedder.name}|{embedder.model_id}|{embedder.dim}|{parts.PARTS_KEY}"
 
 
 def table_name(embedder: Embedder) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", f"{embedder.name}_{embedder.model_id}".lower()).strip("_")
-    return f"chunks_vec_{slug}_{embedder.dim}"
+    return f"chunks_vec_{slug}_{embedder.dim}_{parts.PARTS_KEY}"
 
 
 def embedder_config(embedder: Embedder) -> dict[str, Any]:
@@ -54,6 +64,7 @@ def _meta_values(embedder: Embedder) -> dict[str, str]:
         "dimension": str(embedder.dim),
         "vec_table": table_name(embedder),
         "embedder_config": json.dumps(embedder_config(embedder), sort_keys=True),
+        "parts": parts.PARTS_KEY,
     }
 
 
@@ -97,9 +108,12 @@ def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
             if pending_table(conn):
                 _drop_pending(conn)
             return False
+        # Vectors of an index made before parts (one per chunk) are not kept: their rowids
+        # mean something else, so they cannot serve search while a build runs aside.
         has_vectors = bool(
             active
             and db.table_exists(conn, active)
+            and db.get_meta(conn, "parts") == parts.PARTS_KEY
             and conn.execute(chunks.any_embedded_sql()).fetchone()
         )
         if not has_vectors:
@@ -119,8 +133,23 @@ def ensure_vec_table(conn: apsw.Connection, embedder: Embedder) -> bool:
 
 def missing_in(conn: apsw.Connection, table: str) -> list[int]:
     """Chunk seqs that have no row in `table`, in order."""
-    have = {row[0] for row in conn.execute(vec.rowids_sql(table))}
+    have = {parts.seq_of(row[0]) for row in conn.execute(vec.rowids_sql(table))}
     return [seq for (seq,) in conn.execute(chunks.seqs_sql()) if seq not in have]
+
+
+def embed_chunks(texts: Sequence[str], embed: Embed) -> list[bytes] | None:
+    """Each text's part vectors, concatenated in order (the `chunks.embedding` blob); one
+    embedder call for the whole batch. None when the embedder failed."""
+    cut = [parts.part_texts(text) or [text] for text in texts]
+    embedded = embed([piece for pieces in cut for piece in pieces])
+    if embedded is None:
+        return None
+    matrix = np.asarray(embedded, dtype=np.float32)
+    blobs, start = [], 0
+    for pieces in cut:
+        blobs.append(matrix[start : start + len(pieces)].tobytes())
+        start += len(pieces)
+    return blobs
 
 
 def fill_pending(
@@ -136,19 +165,12 @@ def fill_pending(
         rows = conn.execute(chunks.to_embed_by_seq_sql(len(batch)), batch).fetchall()
         if not rows:
             continue
-        embedded = embed([r[1] for r in rows])
-        if embedded is None:
+        blobs = embed_chunks([r[1] for r in rows], embed)
+        if blobs is None:
             return False
         with db.transaction(conn):
-            for (seq, _, source_type, date), vector in zip(rows, embedded, strict=True):
-                insert_vector(
-                    conn,
-                    table,
-                    seq,
-                    np.asarray(vector, dtype=np.float32).tobytes(),
-                    source_type,
-                    date,
-                )
+            for (seq, _, source_type, date), blob in zip(rows, blobs, strict=True):
+                insert_vector(conn, table, seq, blob, source_type, date)
         if on_batch is not None:
             on_batch(len(rows))
     return True
@@ -163,8 +185,7 @@ def swap(conn: apsw.Connection) -> bool:
         old = db.active_vec_table(conn)
         cursor = conn.cursor()
         conn.executemany(
-            chunks.update_embedding_sql(),
-            ((blob, rowid) for rowid, blob in cursor.execute(vec.vectors_sql(table))),
+            chunks.update_embedding_sql(), _chunk_blobs(cursor.execute(vec.vectors_sql(table)))
         )
         for key in ACTIVE_KEYS:
             value = db.get_meta(conn, PENDING_PREFIX + key)
@@ -174,6 +195,20 @@ def swap(conn: apsw.Connection) -> bool:
         if old and old != table and db.table_exists(conn, old):
             conn.execute(vec.drop_table_sql(old))
     return True
+
+
+def _chunk_blobs(rows: Iterable[tuple[int, bytes]]) -> Iterator[tuple[bytes, int]]:
+    """(blob, seq) per chunk from (rowid, vector) rows in rowid order: a chunk's parts are
+    consecutive rowids, concatenated in ordinal order."""
+    seq, pieces = -1, list[bytes]()
+    for part_rowid, blob in rows:
+        if parts.seq_of(part_rowid) != seq:
+            if pieces:
+                yield b"".join(pieces), seq
+            seq, pieces = parts.seq_of(part_rowid), []
+        pieces.append(blob)
+    if pieces:
+        yield b"".join(pieces), seq
 
 
 @dataclass(frozen=True)
@@ -194,7 +229,7 @@ def build_progress(conn: apsw.Connection) -> BuildProgress | None:
     target = db.get_meta(conn, PENDING_PREFIX + "embedder")
     if not table or not target or not db.table_exists(conn, table):
         return None
-    done = conn.execute(vec.count_sql(table)).fetchone()[0]
+    done = conn.execute(vec.count_chunks_sql(table), (parts.MAX_PARTS,)).fetchone()[0]
     total = conn.execute(chunks.count_sql()).fetchone()[0]
     return BuildProgress(db.get_meta(conn, "embedder"), target, done, total)
 
@@ -213,18 +248,38 @@ def insert_vector(
     conn: apsw.Connection,
     table: str,
     seq: int,
-    vector: bytes,
+    vectors: bytes,
     source_type: str,
     content_date: str | None,
-) -> None:
-    # vec0 has no upsert: DELETE then INSERT, inside the caller's transaction.
-    conn.execute(vec.delete_sql(table), (seq,))
-    conn.execute(vec.insert_sql(table), (seq, vector, source_type, db.day_number(content_date)))
+) -> int:
+    """Store a chunk's part vectors (`vectors`: the concatenated blob), one row each; how
+    many. vec0 has no upsert: DELETE then INSERT, inside the caller's transaction."""
+    dim = _dimension(conn, table)
+    width = 4 * dim
+    count = len(vectors) // width if dim else 1
+    day = db.day_number(content_date)
+    for ordinal in range(count):
+        rowid = parts.rowid(seq, ordinal)
+        conn.execute(vec.delete_sql(table), (rowid,))
+        blob = vectors[ordinal * width : (ordinal + 1) * width] if dim else vectors
+        conn.execute(vec.insert_sql(table), (rowid, blob, source_type, day))
+    return count
+
+
+def _dimension(conn: apsw.Connection, table: str) -> int:
+    """The vector width of a vec0 table, from its name (`…_<dim>_<parts key>`)."""
+    match = re.search(r"_(\d+)_" + parts.PARTS_KEY + "$", table)
+    return int(match[1]) if match else 0
 
 
 def delete_vector(conn: apsw.Connection, table: str | None, seq: int) -> None:
-    """Remove a chunk's vector from `table` and from every vec table the index knows."""
+    """Remove a chunk's part vectors from `table` and from every vec table the index knows.
+
+    Call it while the chunk's row still exists: its text says how many parts it has."""
+    row = conn.execute(chunks.content_by_seq_sql(), (seq,)).fetchone()
+    count = max(1, len(parts.split_parts(row[0]))) if row else parts.MAX_PARTS
     tables = {table, db.active_vec_table(conn), pending_table(conn)}
     for name in sorted(t for t in tables if t):
         if db.table_exists(conn, name):
-            conn.execute(vec.delete_sql(name), (seq,))
+            for ordinal in range(count):
+                conn.execute(vec.delete_sql(name), (parts.rowid(seq, ordinal),))

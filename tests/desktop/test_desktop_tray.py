@@ -63,7 +63,7 @@ def test_rebuild_runs_maintenance_and_reports_its_stats(qtbot: Any, memex: Memex
         qtbot, lambda: any(n.title == "Vector index rebuilt" for n in memex.tray.notifications)
     )
     text = next(n.text for n in memex.tray.notifications if n.title == "Vector index rebuilt")
-    assert f"{memex.last_status.counts.vectors} vectors rebuilt" in text
+    assert f"{memex.last_status.counts.parts} vectors rebuilt" in text  # one per part
     assert "reclaimed" in text
     assert memex.tray.work == WorkState()
 

@@ -164,15 +164,28 @@ def embedded_seqs_where_sql(filter_sql: str) -> str:
     return f"SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL{filter_sql} ORDER BY c.seq"
 
 
-def exact_knn_sql(filter_sql: str) -> str:
-    """Exact cosine top-k over the stored vectors of chunks (alias c) passing the filters.
+def embedded_where_sql(filter_sql: str) -> str:
+    """(seq, part vectors) of embedded chunks (alias c) passing ` AND …` filters, for an
+    exact scan in numpy (bound: the filters' parameters)."""
+    return f"SELECT c.seq, c.embedding FROM chunks c WHERE c.embedding IS NOT NULL{filter_sql}"
 
-    Bound: the filters' parameters, the query vector, k.
-    """
+
+def embedding_by_seq_sql(count: int) -> str:
+    """(seq, part vectors) of `count` chunks, by seq (bound: the seqs)."""
     return (
-        "SELECT c.seq FROM chunks c WHERE c.embedding IS NOT NULL"
-        f"{filter_sql} ORDER BY vec_distance_cosine(c.embedding, ?) LIMIT ?"
+        "SELECT seq, embedding FROM chunks WHERE embedding IS NOT NULL "
+        f"AND seq IN ({placeholders(count)})"
     )
+
+
+def content_by_seq_sql() -> str:
+    """One chunk's text (bound: seq)."""
+    return "SELECT content FROM chunks WHERE seq = ?"
+
+
+def part_vectors_sql() -> str:
+    """How many part vectors `chunks.embedding` holds in all (bound: bytes per vector)."""
+    return "SELECT coalesce(sum(length(embedding) / ?), 0) FROM chunks WHERE embedding IS NOT NULL"
 
 
 # -- counts ---------------------------------------------------------------------------------
@@ -183,6 +196,11 @@ def count_sql() -> str:
     return "SELECT count(*) FROM chunks"
 
 
+def max_seq_sql() -> str:
+    """The highest seq: about how many chunks there are, read from the end of the rowid tree."""
+    return "SELECT coalesce(max(seq), 0) FROM chunks"
+
+
 def count_embedded_sql() -> str:
     """How many chunks have a vector."""
     return "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
@@ -191,6 +209,11 @@ def count_embedded_sql() -> str:
 def count_per_type_sql() -> str:
     """(source_type, chunks), most first."""
     return "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"
+
+
+def has_type_sql() -> str:
+    """A row when the index holds a chunk of this source type (one index lookup)."""
+    return "SELECT 1 FROM chunks WHERE source_type = ? LIMIT 1"
 
 
 def count_orphans_sql() -> str:

@@ -36,6 +36,17 @@ def highlight_sql(count: int) -> str:
     )
 
 
+def matching_rowids_sql(count: int) -> str:
+    """Which of `count` rowids match (bound: the MATCH expression, the rowids)."""
+    return f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({placeholders(count)})"
+
+
+def capped_frequency_sql() -> str:
+    """How many documents match, counted up to a cap (bound: the MATCH expression, the cap):
+    a common term costs no more than a rare one."""
+    return "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)"
+
+
 def type_counts_sql(filter_sql: str) -> str:
     """Matching chunks per source type (bound: the MATCH expression, the filters' parameters)."""
     return (

@@ -1,4 +1,6 @@
-"""The vec0 tables (one per embedder, rowid = chunks.seq) and their shadow tables.
+"""The vec0 tables (one per embedder, one row per part of a chunk) and their shadow tables.
+
+A row's rowid is `seq × MAX_PARTS + ordinal` (engine/parts.py).
 
 Every builder here takes the vec0 table's name, which comes from `meta` or
 `sqlite_master`: it goes through `identifier` first.
@@ -35,12 +37,13 @@ def delete_sql(table: str) -> str:
 
 
 def knn_sql(table: str, filter_sql: str) -> str:
-    """Top-k by cosine distance, metadata filters applied during the scan.
+    """(rowid, distance) of the top-k parts by cosine distance, metadata filters applied
+    during the scan.
 
     Bound: the query vector, k (≤ 4096), the filters' parameters.
     """
     return (
-        f"SELECT rowid FROM {identifier(table)} WHERE embedding MATCH ? AND k = ?"
+        f"SELECT rowid, distance FROM {identifier(table)} WHERE embedding MATCH ? AND k = ?"
         f"{filter_sql} ORDER BY distance"
     )
 
@@ -56,8 +59,13 @@ def vectors_sql(table: str) -> str:
 
 
 def count_sql(table: str) -> str:
-    """How many vectors."""
+    """How many vectors (parts)."""
     return f"SELECT count(*) FROM {identifier(table)}"
+
+
+def count_chunks_sql(table: str) -> str:
+    """How many chunks have vectors: rows of ordinal 0 (bound: MAX_PARTS)."""
+    return f"SELECT count(*) FROM {rowids_table(table)} WHERE rowid % ? = 0"
 
 
 # -- shadow tables --------------------------------------------------------------------------
@@ -79,16 +87,16 @@ def slot_chunks_sql(table: str) -> str:
 
 
 def count_orphans_sql(table: str) -> str:
-    """How many vectors have no chunk."""
+    """How many vectors have no chunk (bound: MAX_PARTS)."""
     return (
         f"SELECT count(*) FROM {rowids_table(table)} r "
-        "WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.seq = r.rowid)"
+        "WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.seq = r.rowid / ?1)"
     )
 
 
 def count_missing_sql(table: str) -> str:
-    """How many embedded chunks have no vector."""
+    """How many embedded chunks have no vector for their first part (bound: MAX_PARTS)."""
     return (
         "SELECT count(*) FROM chunks c WHERE c.embedding IS NOT NULL "
-        f"AND NOT EXISTS (SELECT 1 FROM {rowids_table(table)} r WHERE r.rowid = c.seq)"
+        f"AND NOT EXISTS (SELECT 1 FROM {rowids_table(table)} r WHERE r.rowid = c.seq * ?1)"
     )
