@@ -2,7 +2,8 @@
 
 - the peer stack a user would assemble: Chroma (in-process, HNSW cosine) + rank_bm25
   (BM25Okapi), fused by Reciprocal Rank Fusion;
-- the floor: an exact numpy scan of the float32 vectors (memory bandwidth) and FTS5 alone;
+- the floor: an exact numpy scan of the float32 part vectors (memory bandwidth; a chunk
+  scores its best part, as in the engine) and FTS5 alone;
 - the seed design of the SPEC in raw SQL: vec0 float KNN + FTS5 + RRF, no later stages.
 """
 
@@ -17,7 +18,8 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
-from engine.search import fts
+from engine import parts
+from engine.search import fts, part_vectors
 from engine.store import db
 
 FloatArray = npt.NDArray[np.float32]
@@ -27,22 +29,31 @@ _WORD = re.compile(r"\w+")
 
 @dataclass
 class Corpus:
-    """Every embedded chunk: its seq, text and vector, in seq order."""
+    """Every embedded chunk: its seq and text, in seq order, and its part vectors (one
+    matrix row each, a chunk's rows consecutive from `starts[i]`, `owners` their seqs)."""
 
     seqs: npt.NDArray[np.int64]
     texts: list[str]
     matrix: FloatArray
+    owners: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
 
 
 def load_corpus(conn: apsw.Connection) -> Corpus:
     rows = conn.execute(
         "SELECT seq, content, embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY seq"
     ).fetchall()
-    dim = len(rows[0][2]) // 4
+    dim = int(db.get_meta(conn, "dimension") or 0)
     matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
-    return Corpus(
-        np.array([r[0] for r in rows], dtype=np.int64), [r[1] for r in rows], matrix.copy()
-    )
+    counts = np.array([len(r[2]) // (4 * dim) for r in rows], dtype=np.int64)
+    seqs = np.array([r[0] for r in rows], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    return Corpus(seqs, [r[1] for r in rows], matrix.copy(), np.repeat(seqs, counts), starts)
+
+
+def first_chunks(owners: Sequence[int], k: int) -> list[int]:
+    """The first k distinct chunks among part hits in rank order (a chunk's best part)."""
+    return list(dict.fromkeys(int(o) for o in owners))[:k]
 
 
 def rrf(lists: Sequence[Sequence[int]], limit: int, k: float = RRF_K) -> list[int]:
@@ -67,7 +78,8 @@ class ExactScan:
         self.corpus = corpus
 
     def knn(self, query: FloatArray, k: int) -> list[int]:
-        scores = self.corpus.matrix @ query
+        """The k chunks whose best part is nearest (exact: the max over each chunk's rows)."""
+        scores = np.maximum.reduceat(self.corpus.matrix @ query, self.corpus.starts)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [int(s) for s in self.corpus.seqs[top]]
@@ -95,7 +107,9 @@ class Vec0:
 
     def knn(self, query: FloatArray, k: int) -> list[int]:
         sql = f"SELECT rowid FROM {self.table} WHERE embedding MATCH ? AND k = ? ORDER BY distance"
-        return [r[0] for r in self.conn.execute(sql, (query.astype(np.float32).tobytes(), k))]
+        blob = query.astype(np.float32).tobytes()
+        rows = self.conn.execute(sql, (blob, min(4096, k * part_vectors.FANOUT)))
+        return first_chunks([parts.seq_of(r[0]) for r in rows], k)
 
 
 # -- the peer stack -------------------------------------------------------------------------
@@ -116,16 +130,19 @@ class ChromaPeer:
             embedding_function=None,
         )
         step = client.get_max_batch_size()
-        for i in range(0, len(corpus.seqs), step):
+        for i in range(0, len(corpus.owners), step):
             self.collection.add(
-                ids=[str(s) for s in corpus.seqs[i : i + step]],
+                ids=[str(r) for r in range(i, min(i + step, len(corpus.owners)))],
                 embeddings=corpus.matrix[i : i + step],
             )
+        self.owners = corpus.owners
         self.build_seconds = time.perf_counter() - started
 
     def knn(self, query: FloatArray, k: int) -> list[int]:
-        found = self.collection.query(query_embeddings=query[None, :], n_results=k, include=[])
-        return [int(i) for i in found["ids"][0]]
+        """One HNSW row per part, as the engine stores them; the first k distinct chunks."""
+        wanted = k * part_vectors.FANOUT
+        found = self.collection.query(query_embeddings=query[None, :], n_results=wanted, include=[])
+        return first_chunks([self.owners[int(i)] for i in found["ids"][0]], k)
 
 
 class Bm25Peer:

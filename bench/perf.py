@@ -220,7 +220,10 @@ def single_thread_runs(
     """The component, floor and peer paths and recall@10; run with BLAS held to one thread."""
     samples = component_runs(conn, corpus, embedder, queries)
     figures: dict[str, Any] = {}
-    knn = {"vec0 float KNN": peers.Vec0(conn).knn, "vector cache": lambda v, k: cache.knn(v, k)}
+    knn = {
+        "vec0 float KNN": peers.Vec0(conn).knn,
+        "vector cache": lambda v, k: [seq for seq, _ in cache.knn(v, k)],
+    }
     if with_peers:
         peer_samples, figures["peer_builds"], chroma = peer_runs(corpus, embedder, queries)
         samples |= peer_samples

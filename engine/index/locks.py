@@ -36,6 +36,25 @@ def writer_lock(settings: Settings) -> FileLock:
     return FileLock(str(lock))
 
 
+BUSY_WRITER = "another writer (memex watch, a reindex or the desktop app) is using the index"
+
+
+@contextmanager
+def writer_lock_now(settings: Settings, refused: type[Exception], advice: str) -> Iterator[None]:
+    """Hold the one-writer lock without waiting; `refused` ("another writer …; <advice>")
+    is raised at once when another writer has it (maintenance and repair do not queue
+    behind a long run)."""
+    lock = writer_lock(settings)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise refused(f"{BUSY_WRITER}; {advice}") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 @contextmanager
 def holding_writer_lock(settings: Settings, on_wait: Notify | None = None) -> Iterator[None]:
     """The writer lock, waiting for it as long as another writer holds it; `on_wait` is

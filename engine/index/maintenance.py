@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import apsw
-import filelock
 
 from engine import parts
 from engine.index import recovery, runlog
+from engine.index.locks import writer_lock_now
 from engine.index.reports import (
     BackupReport,
     CheckReport,
@@ -33,7 +33,6 @@ from engine.index.reports import (
     VectorSlots,
     WalCheckpoint,
 )
-from engine.index.runs import writer_lock
 from engine.settings import Settings
 from engine.store import db, vectors
 from engine.store.sql import chunks as chunks_sql
@@ -292,25 +291,14 @@ def maintain(
 
     Raises MaintenanceBusy at once when another writer holds the lock.
     """
-    lock = writer_lock(settings)
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
-        raise MaintenanceBusy(
-            "another writer (memex watch, a reindex or the desktop app) is using the index; "
-            "stop it or try again when it has finished"
-        ) from None
-    try:
+    with writer_lock_now(settings, MaintenanceBusy, "stop it or try again when it has finished"):
         conn = _open_existing(settings)
         try:
-            result = maintain_locked(
+            return maintain_locked(
                 conn, settings, vacuum=vacuum, do_check=do_check, do_repair=do_repair
             )
         finally:
             conn.close()
-    finally:
-        lock.release()
-    return result
 
 
 def maintain_locked(

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import apsw
-import filelock
 
 from engine.index import runlog
 from engine.index.indexer import Reporter
-from engine.index.locks import writer_lock
+from engine.index.locks import writer_lock_now
 from engine.index.reports import CheckReport
 from engine.index.runs import reindex
 from engine.records import IndexStats
@@ -126,18 +125,9 @@ def rebuild(settings: Settings, reason: str, reporter: Reporter | None = None) -
             f"the index {settings.db_path} is damaged ({reason}); give the data roots "
             "(--root DIR, MEMEX_ROOT or 'roots' in the config file) to rebuild it from them"
         )
-    lock = writer_lock(settings)
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
-        raise RebuildRefused(
-            "another writer (memex watch, a reindex or the desktop app) is using the index; "
-            "stop it and run 'memex maintenance --repair' again"
-        ) from None
-    try:
+    advice = "stop it and run 'memex maintenance --repair' again"
+    with writer_lock_now(settings, RebuildRefused, advice):
         moved = move_aside(settings.db_path)
-    finally:
-        lock.release()
     stats = reindex(settings=settings, reporter=reporter, full=True)
     report = RebuildReport(reason, str(moved), stats)
     runlog.append(settings, runlog.make_record("repair", rebuilt=report.as_json()))
