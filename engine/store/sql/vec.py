@@ -54,8 +54,9 @@ def rowids_sql(table: str) -> str:
 
 
 def vectors_sql(table: str) -> str:
-    """Every (rowid, embedding)."""
-    return f"SELECT rowid, embedding FROM {identifier(table)}"
+    """Every (rowid, embedding) in rowid order: a chunk's parts together, in ordinal order
+    (vec0's own scan order is its storage order)."""
+    return f"SELECT rowid, embedding FROM {identifier(table)} ORDER BY rowid"
 
 
 def count_sql(table: str) -> str:
