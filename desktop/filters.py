@@ -13,16 +13,17 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
-    QScrollArea,
     QToolButton,
     QWidget,
 )
 
 from desktop import theme
-from desktop.formatting import type_label
+from desktop.flow import FlowLayout
+from desktop.formatting import plural, type_label
 
 DATE_CHOICES = ("Any time", "Today", "Last 7 days", "Last 30 days", "This year", "Custom range…")
 ANYONE = "Anyone"
+WORDS = "with the query's words"  # what a chip counts: FTS5 matches (engine.search.facets)
 
 
 def quick_range(choice: str, today: date) -> tuple[str | None, str | None]:
@@ -78,21 +79,10 @@ class FilterBar(QWidget):
         self.ask_range: Callable[[], tuple[str, str] | None] = self._ask_range
         self.all_chip = self._chip("all", "All")
         self.all_chip.setChecked(True)
-        self.chip_row = QHBoxLayout()
-        self.chip_row.setContentsMargins(0, 0, 0, 0)
-        self.chip_row.setSpacing(6)
-        holder = QWidget()
-        holder.setLayout(self.chip_row)
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(holder)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setFixedHeight(30)
-        self.scroll.setStyleSheet(
-            "QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
-        )
+        # The chips wrap onto more rows rather than run out of sight (a scroll area with its
+        # bar hidden cut the last chips off).
+        self.chip_box = QWidget()
+        self.chip_row = FlowLayout(self.chip_box, spacing=6)
         self.date = self._combo(DATE_CHOICES, "Date range", "calendar")
         self.date.activated.connect(self._date_picked)
         self.person = self._combo((ANYONE,), "Person", "person")
@@ -100,9 +90,9 @@ class FilterBar(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
-        row.addWidget(self.scroll, 1)
-        row.addWidget(self.date)
-        row.addWidget(self.person)
+        row.addWidget(self.chip_box, 1)
+        row.addWidget(self.date, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.person, 0, Qt.AlignmentFlag.AlignTop)
         self._layout_chips()
 
     # -- building --------------------------------------------------------------------------------
@@ -142,7 +132,6 @@ class FilterBar(QWidget):
             chip = self.chips[source_type]
             self.chip_row.addWidget(chip)  # parent it first: a parentless show is a window
             chip.setVisible(self.counts.get(source_type, 0) > 0 or source_type in selected)
-        self.chip_row.addStretch(1)
         chain = [self.all_chip, *(self.chips[t] for t in order), self.date, self.person]
         for before, after in zip(chain, chain[1:], strict=False):
             QWidget.setTabOrder(before, after)  # Tab walks the chips in the order shown
@@ -150,7 +139,9 @@ class FilterBar(QWidget):
     # -- state -----------------------------------------------------------------------------------
 
     def set_counts(self, counts: dict[str, int]) -> None:
-        """Show one chip per source type with hits for the query, with its count."""
+        """Show one chip per source type with keyword matches for the query, with its count;
+        "All" counts them over every type (the footer shows the same number, beside the hits
+        on the page)."""
         self.counts = dict(counts)
         for source_type in counts:
             if source_type not in self.chips:
@@ -158,9 +149,14 @@ class FilterBar(QWidget):
         for source_type, chip in self.chips.items():
             count = self.counts.get(source_type, 0)
             chip.setText(f"{type_label(source_type)}  {count}")
-            chip.setToolTip(f"{count} {type_label(source_type)} chunk(s) contain the query's words")
+            chip.setToolTip(f"{type_label(source_type)}: {plural(count, 'chunk')} {WORDS}")
         total = sum(self.counts.values())
         self.all_chip.setText(f"All  {total}" if total else "All")
+        self.all_chip.setToolTip(
+            f"Every type: {plural(total, 'chunk')} {WORDS} (hits found by meaning are shown too)"
+            if total
+            else "Every source type"
+        )
         self._layout_chips()
 
     def selected_types(self) -> tuple[str, ...]:

@@ -1,11 +1,16 @@
-"""Pure text helpers for the window: dates, snippets with highlights, locations. No Qt."""
+"""Pure text helpers for the window: dates, snippets with highlights, titles, the footer's
+counts, locations. No Qt."""
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
+from pathlib import PurePath
+
+from engine.extractors.markdown import section_title
+from engine.parts import body_start
 
 _MARK = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 _LINE = re.compile(r"^line:(\d+)")
@@ -98,6 +103,52 @@ def highlight_terms(text: str, terms: Iterable[str], colour: str, mark_bg: str) 
     style = f"color:{colour};font-weight:600;background-color:{mark_bg}"
     marked = pattern.sub(lambda m: f'<span style="{style}">{m.group(0)}</span>', escaped)
     return marked.replace("\n", "<br>")
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """ "1 hit", "29 hits", "1 keyword match", "9 keyword matches" (with `many`)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def keyword_matches(counts: Mapping[str, int], source_types: Sequence[str]) -> int | None:
+    """What the chips that are on count: the chosen types' keyword matches, or the "All"
+    chip's (every type) when none is chosen; None when the query has no counts at all."""
+    if not counts:
+        return None
+    chosen = source_types or tuple(counts)
+    return sum(counts.get(t, 0) for t in chosen)
+
+
+def status_text(shown: int, matches: int | None, took_ms: float, mode: str) -> str:
+    """The footer: the hits on the page (the relevance floor may show fewer than the limit),
+    then the keyword matches the chips count, so the two numbers are told apart:
+    "29 hits shown · 9 keyword matches · 41 ms · hybrid"."""
+    parts = [plural(shown, "hit") + " shown"]
+    if matches is not None:
+        parts.append(plural(matches, "keyword match", "keyword matches"))
+    return " · ".join([*parts, f"{took_ms:.0f} ms", mode])
+
+
+def hit_title(title: str, source_file: str) -> str:
+    """The title a hit is shown with (its file's name when it has none), a top heading that
+    only repeats the note's title left out: an index written before the Markdown extractor
+    did so (`section_title`) still holds "Rajesh Kumar › Rajesh Kumar"."""
+    if not title:
+        return PurePath(source_file).name
+    head, arrow, path = title.partition(" › ")
+    return section_title(head, path.split(" > ")) if arrow else title
+
+
+def split_header(text: str) -> tuple[dict[str, str], str]:
+    """A chunk's generated header lines ("Note: …", "Tags: …", "Section: …") as label →
+    value, and the chunk's own text after them (`engine.parts.body_start`)."""
+    start = body_start(text)
+    fields: dict[str, str] = {}
+    for line in text[:start].splitlines():
+        label, colon, value = line.partition(": ")
+        if colon:
+            fields[label] = value.strip()
+    return fields, text[start:]
 
 
 def line_of(location: str) -> int | None:

@@ -24,7 +24,14 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QTextDocument
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop import theme
-from desktop.formatting import absolute_date, relative_date, snippet_html, type_label
+from desktop.formatting import (
+    absolute_date,
+    hit_title,
+    relative_date,
+    snippet_html,
+    split_header,
+    type_label,
+)
 from engine.records import SearchResult
 
 ResultRole = Qt.ItemDataRole.UserRole + 1
@@ -53,7 +60,7 @@ class ResultModel(QAbstractListModel):
             return None
         result = self.results[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return result.title or Path(result.source_file).name
+            return hit_title(result.title, result.source_file)
         if role == Qt.ItemDataRole.ToolTipRole:
             when = absolute_date(result.content_date)
             where = result.source_file + (f" ({result.location})" if result.location else "")
@@ -108,7 +115,7 @@ class ResultDelegate(QStyledItemDelegate):
         title_font = QFont(painter.font())
         title_font.setPixelSize(14)
         title_font.setWeight(QFont.Weight.DemiBold)
-        title = result.title or Path(result.source_file).name
+        title = hit_title(result.title, result.source_file)
         elided = QFontMetrics(title_font).elidedText(
             title, Qt.TextElideMode.ElideRight, box.width() - when_width
         )
@@ -133,7 +140,8 @@ class ResultDelegate(QStyledItemDelegate):
         doc.setDefaultFont(font)
         doc.setDocumentMargin(0)
         doc.setTextWidth(box.width())
-        body = snippet_html(result.snippet or result.content[:220], t["accent_text"])
+        text = result.snippet or split_header(result.content)[1][:220]  # not "Note: …" lines
+        body = snippet_html(text, t["accent_text"])
         doc.setHtml(f'<div style="color:{t["snippet"]}">{body}</div>')
         height = min(box.height(), 2 * QFontMetrics(font).lineSpacing() + 1)
         painter.save()

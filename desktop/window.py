@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import theme
-from desktop.formatting import line_of
+from desktop.formatting import keyword_matches, line_of, status_text
 from desktop.opener import Opener
 from desktop.progress import EMBEDDING, WorkState
 from desktop.requests import SearchAnswer, SearchRequest
@@ -181,10 +181,9 @@ class SearchWindow(WindowLayout, QWidget):
             prefix = "Keyword results only. " if keyword_only else ""
             self.banner.setText(prefix + " ".join(response.warnings))
         self.model.set_results(hits)
-        self.status.setText(
-            f"{len(hits)} hit{'s' if len(hits) != 1 else ''} · "
-            f"{response.took_ms:.0f} ms · {response.mode}"
-        )
+        # The hits on the page, and the keyword matches the chip(s) that are on count.
+        matches = keyword_matches(answer.counts, answer.request.source_types)
+        self.status.setText(status_text(len(hits), matches, response.took_ms, response.mode))
         if hits:
             self.body.setCurrentIndex(0)
             self.list.setCurrentIndex(self.model.index(0))

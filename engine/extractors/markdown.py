@@ -192,9 +192,24 @@ def _note_head(front: dict[str, Any], path: PurePath, label: str, obsidian: bool
     return NoteHead(title, date or date_from_name(path.name), header_lines, tags, aliases, obsidian)
 
 
+def section_title(title: str, crumbs: list[str]) -> str:
+    """A chunk's title: the note's title, then its heading path, leaving out a top heading
+    that only repeats the title (`# Pricing model` in "Pricing model" gives "Pricing model",
+    not "Pricing model › Pricing model")."""
+    if crumbs and _words(crumbs[0]) == _words(title):
+        crumbs = crumbs[1:]
+    return f"{title} › {' > '.join(crumbs)}" if crumbs else title
+
+
+def _words(text: str) -> str:
+    """`text` compared as words: case and spacing ignored."""
+    return " ".join(text.split()).casefold()
+
+
 def _section_drafts(head: NoteHead, section: Section) -> list[Draft]:
     crumbs = [render_links(c)[0] if head.obsidian else c for c in section.breadcrumb]
     crumb = " > ".join(crumbs)
+    title = section_title(head.title, crumbs)
     drafts, in_fence = [], False
     for part in _split_long("\n".join(section.lines).strip(), SECTION_MAX_CHARS):
         links: list[str] = []
@@ -205,7 +220,7 @@ def _section_drafts(head: NoteHead, section: Section) -> list[Draft]:
         drafts.append(
             Draft(
                 content="\n".join(lines),
-                title=f"{head.title} › {crumb}" if crumb else head.title,
+                title=title,
                 content_date=head.date,
                 location=f"line:{section.start_line}"
                 + (f"#{section.anchor}" if section.anchor else ""),

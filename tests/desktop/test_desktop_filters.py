@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop_helpers import type_query, wait_request
-from PySide6.QtCore import Qt
+from desktop_helpers import type_query, wait_for, wait_request
+from PySide6.QtCore import QPoint, QRect, Qt
 
 from desktop.controller import MemexApp
 from engine.search import Searcher, facets
@@ -61,6 +61,60 @@ def test_chip_counts_match_the_engine(qtbot: Any, memex: MemexApp) -> None:
         chip = bar.chips[source_type]
         assert chip.isVisible() and chip.text().endswith(f" {count}")
     assert bar.all_chip.text().endswith(f" {sum(expected.values())}")
+
+
+def test_the_all_chip_and_the_footer_count_the_same_matches(qtbot: Any, memex: MemexApp) -> None:
+    type_query(qtbot, memex, "standup")
+    window = memex.window
+    bar = window.filters
+    total = sum(bar.counts.values())
+    assert total > 0 and bar.all_chip.text() == f"All  {total}"
+    assert "chunks with the query's words" in bar.all_chip.toolTip()
+    shown = window.model.rowCount()  # what is on the page: the floor may leave fewer
+    assert 0 < shown <= window.limit
+    footer = window.status.text()
+    assert footer.startswith(f"{counted(shown, 'hit')} shown · {matches(total)} · "), footer
+    source_type = min(bar.counts, key=lambda t: bar.counts[t])  # one chip on: its count
+    bar.chips[source_type].click()
+    wait_request(qtbot, memex)
+    count, shown = bar.counts[source_type], window.model.rowCount()
+    footer = window.status.text()
+    assert footer.startswith(f"{counted(shown, 'hit')} shown · {matches(count)} · "), footer
+    assert bar.chips[source_type].text().endswith(f" {count}")
+
+
+def counted(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def matches(count: int) -> str:
+    return f"{count} keyword match" + ("" if count == 1 else "es")
+
+
+def test_every_chip_stays_in_view_in_a_narrow_window(qtbot: Any, memex: MemexApp) -> None:
+    type_query(qtbot, memex, "the")  # matches in many source types: more chips than a row
+    window = memex.window
+    bar = window.filters
+    chips = [bar.all_chip, *(bar.chips[t] for t, n in bar.counts.items() if n)]
+    assert len(chips) >= 6
+
+    def in_view(chip: Any) -> bool:  # shown whole: not clipped by the row around it
+        return bool(chip.isVisible()) and chip.visibleRegion().boundingRect() == chip.rect()
+
+    window.resize(600, window.height())
+    wait_for(
+        qtbot,
+        lambda: window.width() <= max(600, window.minimumWidth()) and all(map(in_view, chips)),
+    )
+    needed = sum(c.sizeHint().width() for c in chips) + 6 * (len(chips) - 1)
+    assert needed > bar.date.x(), "the chips cannot all fit on one row left of the date"
+    taken = [bar.date.geometry(), bar.person.geometry()]
+    for chip in chips:
+        box = QRect(chip.mapTo(bar, QPoint(0, 0)), chip.size())
+        assert chip.width() >= chip.sizeHint().width(), chip.text()  # not squeezed
+        assert bar.rect().contains(box), chip.text()
+        assert not any(box.intersects(other) for other in taken), chip.text()
+        taken.append(box)
 
 
 def test_tab_reaches_the_filters_in_order(qtbot: Any, memex: MemexApp) -> None:

@@ -1,4 +1,5 @@
-"""Small pure pieces: dates, snippets, hotkeys, editor commands, autostart, neighbours."""
+"""Small pure pieces: dates, snippets, titles and counts, hotkeys, editor commands, autostart,
+neighbours."""
 
 from __future__ import annotations
 
@@ -10,12 +11,17 @@ from desktop import autostart
 from desktop.formatting import (
     absolute_date,
     highlight_terms,
+    hit_title,
+    keyword_matches,
     line_of,
     relative_date,
     snippet_html,
+    split_header,
+    status_text,
 )
 from desktop.hotkey import GlobalHotkey, to_display, to_pynput, unsupported_reason
 from desktop.opener import editor_argv, reveal_argv
+from desktop.preview import labels_text
 from engine.search.neighbours import neighbours
 from engine.settings import Settings
 from engine.store import db
@@ -42,6 +48,23 @@ def test_snippet_marks_become_bold_and_the_rest_is_escaped() -> None:
     assert html.count("font-weight:600") == 2 and ">standup</span>" in html
     marked = highlight_terms("Standups are\nstandard", ["standup"], "#1", "#2")
     assert ">Standups</span>" in marked and "standard" in marked and "<br>" in marked
+
+
+def test_titles_counts_and_headers_as_the_window_shows_them() -> None:
+    assert hit_title("Rajesh Kumar › Rajesh Kumar", "r.md") == "Rajesh Kumar"
+    assert hit_title("indexer › Indexer > Change detection", "i.md") == "indexer › Change detection"
+    assert hit_title("Ana Lima › Role", "a.md") == "Ana Lima › Role"
+    assert hit_title("", "/notes/garden.md") == "garden.md"
+    assert keyword_matches({}, ()) is None  # no counts: no number on "All" or in the footer
+    assert keyword_matches({"slack": 5, "note": 4}, ()) == 9  # "All"
+    assert keyword_matches({"slack": 5, "note": 4}, ("note", "mail")) == 4
+    assert status_text(1, 9, 40.6, "hybrid") == "1 hit shown · 9 keyword matches · 41 ms · hybrid"
+    assert status_text(29, None, 3, "bm25") == "29 hits shown · 3 ms · bm25"
+    chunk = "Note: Garden\nAliases: plot\nTags: home, soil\nSection: Beds\n\nDig in May.\n"
+    fields, body = split_header(chunk)
+    assert body == "Dig in May.\n" and fields["Tags"] == "home, soil"
+    assert labels_text(fields) == "#home #soil · aka plot"
+    assert split_header("Ana: hi\nBen: hello") == ({}, "Ana: hi\nBen: hello")  # a chat: no header
 
 
 def test_locations_give_lines() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any
 
 from desktop_helpers import type_query, wait_for
@@ -10,8 +11,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from desktop.controller import MemexApp
+from desktop.formatting import split_header
 from desktop.requests import SearchAnswer, SearchRequest
 from engine.embedders import EmbedderError
+from engine.parts import body_start
 from engine.search import Searcher
 from engine.search.neighbours import neighbours
 from engine.store import db
@@ -128,12 +131,69 @@ def test_preview_shows_the_neighbours(qtbot: Any, memex: MemexApp) -> None:
         line.strip()
         for c in around
         if not c.is_hit
-        for line in c.content.splitlines()
+        for line in split_header(c.content)[1].splitlines()  # header lines are not shown
         if len(line.strip()) > 12 and line.strip() not in hit.content
     ]
     assert context, "the first hit's file has other chunks with their own lines"
     wait_for(qtbot, lambda: context[0] in window.preview.toPlainText())
-    assert hit.content.splitlines()[0] in window.preview.toPlainText()
+    assert split_header(hit.content)[1].splitlines()[0] in window.preview.toPlainText()
+
+
+def repeats_its_title(title: str) -> bool:
+    """ "Pricing model › Pricing model" or "… › Pricing model > Current": said twice."""
+    head, arrow, path = title.partition(" › ")
+    return bool(arrow) and path.split(" > ")[0].casefold() == head.casefold()
+
+
+def test_a_hit_title_says_the_note_and_its_section_once(qtbot: Any, memex: MemexApp) -> None:
+    # pricing-model.md is titled "Pricing model" and starts with "# Pricing model".
+    type_query(qtbot, memex, "pricing")
+    model = memex.window.model
+    titles = [model.data(model.index(row)) for row in range(model.rowCount())]
+    pricing = [r.title for r in model.results if r.source_file.endswith("pricing-model.md")]
+    assert pricing, "the demo's pricing note answers “pricing”"
+    assert all(t.startswith("Pricing model › ") and not repeats_its_title(t) for t in pricing)
+    assert not [t for t in titles if repeats_its_title(t)]
+
+
+def test_an_older_index_repeated_title_is_shown_once(qtbot: Any, memex: MemexApp) -> None:
+    type_query(qtbot, memex, "pricing")
+    window = memex.window
+    hit = window.model.results[0]
+    old = replace(hit, title="Rajesh Kumar › Rajesh Kumar")  # as indexes before the fix hold
+    deeper = replace(hit, title="Rajesh Kumar › Rajesh Kumar > Role")
+    window.model.set_results([old, deeper])
+    shown = [window.model.data(window.model.index(row)) for row in range(2)]
+    assert shown == ["Rajesh Kumar", "Rajesh Kumar › Role"]
+    window.list.setCurrentIndex(window.model.index(0))
+    wait_for(qtbot, lambda: window.preview.result is old)
+    text = window.preview.toPlainText()
+    assert text.splitlines()[0] == "Rajesh Kumar" and "Rajesh Kumar ›" not in text
+
+
+def test_the_preview_starts_with_the_notes_own_text(qtbot: Any, memex: MemexApp) -> None:
+    type_query(qtbot, memex, "pricing")
+    window = memex.window
+    results = window.model.results
+    row = next(i for i, r in enumerate(results) if r.source_file.endswith("pricing-model.md"))
+    hit = window.model.results[row]
+    header = hit.content[: body_start(hit.content)]
+    assert header.startswith("Note: Pricing model\nAliases: ") and "\nTags: " in header
+    reader = db.connect(memex.settings.db_path, create=False)
+    others = [c for c in neighbours(reader, hit.id) if not c.is_hit]
+    reader.close()
+    assert others, "the pricing note has more than one section"
+    window.list.setCurrentIndex(window.model.index(row))
+    first_other = others[0].content[body_start(others[0].content) :].splitlines()[0]
+    wait_for(qtbot, lambda: first_other in window.preview.toPlainText())  # neighbours in
+    text = window.preview.toPlainText()
+    generated = header + "".join(c.content[: body_start(c.content)] for c in others)
+    for line in filter(str.strip, generated.splitlines()):
+        assert line not in text, line  # no "Note: …", "Aliases: …", "Tags: …", "Section: …"
+    assert hit.content[body_start(hit.content) :].splitlines()[0] in text
+    lines = text.splitlines()
+    assert lines[0] == window.model.data(window.model.index(row))  # the title first
+    assert "#heliotrope #pricing #decisions · aka pricing, how we charge" in lines
 
 
 def test_empty_no_results_and_keyword_only_states(qtbot: Any, memex: MemexApp) -> None:
