@@ -64,7 +64,8 @@ def search(
     **options: Unpack[SearchOptions],
 ) -> list[SearchResult]:
     """Hybrid search over the configured index; see `search_response` for warnings and timing.
-    `options`: since, until, people, mode (hybrid | vector | bm25), explain, prefix."""
+    `options`: since, until (a day, month, year or phrase: "2026-05", "last week"), people,
+    mode (hybrid | vector | bm25), explain, prefix."""
     return search_response(query, limit, source_types, settings=settings, **options).results
 
 

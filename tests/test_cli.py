@@ -168,7 +168,7 @@ def test_usage_errors_exit_2(layer: list[str]) -> None:
     cli("reindex", *layer)
     for argv in (
         ["--search", "x", "--mode", "fuzzy"],
-        ["--search", "x", "--since", "May"],
+        ["--search", "x", "--since", "someday"],
         ["--search", "x", "--limit", "0"],
         ["--bogus"],
         [],

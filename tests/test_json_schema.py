@@ -25,6 +25,8 @@ QUERIES = [
     ["--search", "bike", "--source", "journal", "--since", "2025-06-01", "--mode", "bm25"],
     ["--search", "zzzqqq", "--mode", "bm25"],  # no results
     ["--search", "standup", "--person", "Ingrid", "--explain"],
+    ["--search", "steps on 12 June 2026"],  # dates read from the query
+    ["--search", "standup", "--since", "2026-06", "--mode", "bm25"],  # an open-ended range
 ]
 
 
@@ -43,6 +45,9 @@ def test_search_json_follows_the_schema(demo_index: Settings) -> None:
     profiles = [r for r in payloads[1]["results"] if r["profile"] is not None]
     assert [r["id"] for r in profiles] == ["profile:priya-raman"]
     assert all(r["explain"] for r in payloads[4]["results"])
+    assert payloads[0]["dates"] is None
+    assert payloads[5]["dates"]["from_query"] == "on 12 June 2026"
+    assert payloads[6]["dates"] == {"since": "2026-06-01", "until": None, "from_query": None}
 
 
 def test_the_schema_rejects_what_it_does_not_describe(demo_index: Settings) -> None:
@@ -53,6 +58,8 @@ def test_the_schema_rejects_what_it_does_not_describe(demo_index: Settings) -> N
         {key: value for key, value in payload.items() if key != "warnings"},
         {**payload, "results": [{**payload["results"][0], "score": "high"}]},
         {**payload, "mode": "fuzzy"},
+        {**payload, "dates": {"since": "2026-06-01"}},
+        {**payload, "dates": "last week"},
     ):
         with pytest.raises(ValidationError):
             validator.validate(broken)

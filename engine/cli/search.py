@@ -38,8 +38,9 @@ def search_parser() -> argparse.ArgumentParser:
     p.add_argument("--search", metavar="QUERY", help="search and print the results")
     p.add_argument("--limit", type=int, default=None, metavar="N")
     p.add_argument("--source", action="append", metavar="TYPE", help="source type (repeatable)")
-    p.add_argument("--since", metavar="DATE")
-    p.add_argument("--until", metavar="DATE")
+    dates = "a day (2026-05-31), month (2026-05), year or phrase ('last week')"
+    p.add_argument("--since", metavar="DATE", help=f"from {dates}, inclusive")
+    p.add_argument("--until", metavar="DATE", help=f"up to {dates}, inclusive")
     p.add_argument("--person", action="append", metavar="NAME")
     p.add_argument("--mode", choices=MODES, default="hybrid")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -63,6 +64,13 @@ def format_result(n: int, r: SearchResult, explain: bool) -> str:
     return "\n".join(lines)
 
 
+def format_dates(dates: dict[str, str | None]) -> str:
+    """`dates: 2026-03-12 (from 'on 12 March')`, or a range: the days the search covered."""
+    since, until, words = dates["since"], dates["until"], dates["from_query"]
+    days = since if since == until else f"{since or '…'} – {until or '…'}"
+    return f"dates: {days}" + (f" (from '{words}')" if words else "")
+
+
 def print_response(response: SearchResponse, as_json: bool, explain: bool, out: TextIO) -> None:
     if as_json:
         payload = response.as_json()
@@ -73,6 +81,8 @@ def print_response(response: SearchResponse, as_json: bool, explain: bool, out: 
         return
     for warning in response.warnings:
         out.write(f"warning: {warning}\n")
+    if response.dates is not None:
+        out.write(format_dates(response.dates) + "\n")
     if not response.results:
         out.write(f"No results for '{response.query}'.\n")
     for n, r in enumerate(response.results, start=1):

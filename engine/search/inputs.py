@@ -8,10 +8,12 @@ the model or the date library sees it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from engine.search import dates
 from engine.search.response import SearchError
 from engine.text import clean_text
 
@@ -19,6 +21,10 @@ MAX_LIMIT = 100_000  # results per search: past any screen, far below what SQLit
 MAX_QUERY_CHARS = 2000  # the rest of a longer query is dropped before embedding
 MAX_PEOPLE = 50  # distinct names per search (each is two conditions on every chunk)
 MAX_SOURCE_TYPES = 100  # distinct source types per search (about 25 exist)
+MAX_DATE_CHARS = 100  # a date phrase longer than this is not a date
+# yyyy-mm-dd that fromisoformat refused (2026-13-45): wrong, not a phrase for dateparser,
+# which would read it another way round (2026-13-01 as 13 January)
+ISO_LIKE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}")
 
 
 @dataclass(frozen=True)
@@ -40,17 +46,19 @@ def search_inputs(
     since: str | None,
     until: str | None,
     people: Sequence[str] | None,
+    now: datetime,
 ) -> SearchInputs:
     """The arguments of `Searcher.search`, safe for SQL, JSON and printing; SearchError
-    (one sentence) for a limit, a date or a number of filters it cannot honour."""
+    (one sentence) for a limit, a date or a number of filters it cannot honour. `now`: the
+    clock that relative dates ("yesterday", "last week") count from."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise SearchError(f"limit must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
     return SearchInputs(
         query=clean_text(str(query)).replace("\x00", " ")[:MAX_QUERY_CHARS],
         limit=limit,
         source_types=_distinct(source_types, MAX_SOURCE_TYPES, "source types", fold=False),
-        since=iso_date(since, "since"),
-        until=iso_date(until, "until"),
+        since=date_bound(since, "since", now),
+        until=date_bound(until, "until", now),
         people=_distinct(people, MAX_PEOPLE, "people", fold=True),
     )
 
@@ -68,12 +76,21 @@ def _distinct(values: Iterable[str] | None, most: int, what: str, *, fold: bool)
     return tuple(seen.values())
 
 
-def iso_date(value: str | None, what: str) -> str | None:
-    """An ISO date (yyyy-mm-dd) from a date or datetime text; SearchError otherwise."""
+def date_bound(value: str | None, what: str, now: datetime) -> str | None:
+    """The ISO day (yyyy-mm-dd) a `since` or `until` text names: an ISO date or datetime, a
+    month (2026-06) or year (2026), or a phrase ("yesterday", "last week", "March 2026"),
+    which names a range: `since` is its first day, `until` its last. SearchError otherwise."""
     if not value:
         return None
-    text = clean_text(str(value)).strip()
+    text = clean_text(str(value)).replace("\x00", " ").strip()
     try:
         return datetime.fromisoformat(text).date().isoformat()
     except ValueError:
-        raise SearchError(f"--{what} must be a date like 2026-05-31, got '{text}'") from None
+        pass
+    days = None if ISO_LIKE.match(text) else dates.parse_range(text[:MAX_DATE_CHARS], now)
+    if days is None:
+        raise SearchError(
+            f"--{what} must be a date like 2026-05-31, 2026-05, 2026 or 'last week', "
+            f"got '{text[:MAX_DATE_CHARS]}'"
+        )
+    return (days[0] if what == "since" else days[1]).isoformat()

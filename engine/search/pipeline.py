@@ -15,10 +15,11 @@ import numpy as np
 from engine.embedders import Embedder, EmbedderPool, Vectors, create_embedder
 from engine.people import PeopleMatcher, load_people
 from engine.records import Person, SearchResult
-from engine.search import dress, floor, fts, part_vectors, stages, suggest
+from engine.search import dates, dress, floor, fts, part_vectors, stages, suggest
 from engine.search.coverage import VectorCoverage
+from engine.search.dates import DateRange
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
-from engine.search.inputs import search_inputs
+from engine.search.inputs import SearchInputs, search_inputs
 from engine.search.query_embedder import QueryEmbedder
 from engine.search.response import (
     MODES,
@@ -32,6 +33,11 @@ from engine.store import db
 from engine.store.sql import chunks, vec
 
 KNN_MAX = 4096
+# The relevance floor on a search whose date came from the query (search.query_dates =
+# filter): off, as for a date chip. The date is evidence the floor cannot weigh: "what did
+# I do yesterday" holds no keyword and is near no chunk, yet asks for every hit of that day
+# (docs/benchmarks.md, "Dates in queries").
+FLOOR_ON_QUERY_DATES = False
 
 
 class Searcher:
@@ -135,29 +141,63 @@ class Searcher:
         started = time.perf_counter()
         if mode not in MODES:
             raise SearchError(f"unknown mode '{mode}' (use one of: {', '.join(MODES)})")
-        cfg = self.config  # below: safe text (no lone surrogates, no NUL), checked limits
-        asked = search_inputs(query, limit or cfg.limit, source_types, since, until, people)
-        query, limit = asked.query, asked.limit
-        source_types, people = asked.source_types, asked.people
-        filters = Filters(source_types, asked.since, asked.until, self._people(people))
+        cfg, clock = self.config, self._clock(now)  # below: safe text, checked limits
+        asked = search_inputs(query, limit or cfg.limit, source_types, since, until, people, clock)
+        query, limit, source_types = asked.query, asked.limit, asked.source_types
+        chips = Filters(source_types, asked.since, asked.until, self._people(asked.people))
+        dated, keywords = self._query_dates(query, asked, clock)
+        filters, floored = self._date_filters(chips, dated)
         warnings: list[str] = []
-        terms = fts.query_terms(query, cfg.stop_words)
-        # A floor on the pool, so the head of a short list is the head of a long one.
-        k = max(limit * cfg.overfetch, cfg.min_candidates)
-        # One read transaction: every statement of this search sees the same snapshot,
-        # so a commit by the writer mid-search cannot mix two states of the index.
-        with self._lock, db.read_snapshot(self.conn):
+        terms = fts.query_terms(keywords, cfg.stop_words)
+        k = max(limit * cfg.overfetch, cfg.min_candidates)  # a short list's head = a long one's
+        with self._lock, db.read_snapshot(self.conn):  # a writer's commit cannot mix states
             got = self._retrieve(query, terms, k, filters, mode, prefix, warnings)
-            warnings += suggest.filter_warnings(self.conn, self.matcher, source_types, people)
+            warnings += suggest.filter_warnings(self.conn, self.matcher, source_types, asked.people)
             candidates = self._fuse(got.lists)
             rows = dress.chunk_rows(self.conn, [c.key for c in candidates])
             candidates = _located(candidates, rows)
-            candidates = self._rank(candidates, query, filters, now, limit)
-            if got.qvec is not None and cfg.floor and filters.empty:
+            candidates = self._boosted(candidates, dated)
+            candidates = self._rank(candidates, query, filters, clock, limit)
+            if got.qvec is not None and cfg.floor and floored:
                 candidates = self._floored(candidates, terms, prefix, got, limit)
             results = self._dress(candidates[:limit], rows, terms, explain, got.qvec)
         took = (time.perf_counter() - started) * 1000
-        return SearchResponse(query, got.mode, results, warnings, took)
+        searched = dates.searched(asked.since, asked.until, dated)
+        return SearchResponse(query, got.mode, results, warnings, took, searched)
+
+    def _clock(self, now: datetime | None) -> datetime:
+        """The search's "now": the caller's, else `settings.now` (tests, benchmarks), else
+        the wall clock. Relative dates and recency both count from it."""
+        fixed = self.settings.now
+        return now or (datetime.fromisoformat(fixed) if fixed else datetime.now())
+
+    def _query_dates(
+        self, query: str, asked: SearchInputs, clock: datetime
+    ) -> tuple[DateRange | None, str]:
+        """The days the query names and the query without those words, for its keywords;
+        (None, query) when it names none, when `search.query_dates` is off, or when the
+        caller gave --since or --until (their range is the one searched)."""
+        if self.config.query_dates == "off" or asked.since or asked.until:
+            return None, query
+        found = dates.find_in_query(query, clock)
+        return (None, query) if found is None else found
+
+    def _date_filters(self, chips: Filters, dated: DateRange | None) -> tuple[Filters, bool]:
+        """The filters searched (the caller's, narrowed to the query's days when
+        `search.query_dates` is filter) and whether the relevance floor applies."""
+        if dated is None or self.config.query_dates != "filter":
+            return chips, chips.empty
+        narrowed = replace(chips, since=dated.since.isoformat(), until=dated.until.isoformat())
+        return narrowed, chips.empty and FLOOR_ON_QUERY_DATES
+
+    def _boosted(
+        self, candidates: list[stages.Candidate], dated: DateRange | None
+    ) -> list[stages.Candidate]:
+        """With `search.query_dates` = boost: the query's days lifted in the ranking."""
+        if dated is None or self.config.query_dates != "boost":
+            return candidates
+        since, until = dated.since.isoformat(), dated.until.isoformat()
+        return stages.boost_dates(candidates, since, until, self.config.query_date_boost)
 
     def _retrieve(
         self,
@@ -241,12 +281,11 @@ class Searcher:
         candidates: list[stages.Candidate],
         query: str,
         filters: Filters,
-        now: datetime | None,
+        clock: datetime,
         limit: int,
     ) -> list[stages.Candidate]:
-        cfg, fixed_now = self.config, self.settings.now
+        cfg = self.config
         if cfg.recency:
-            clock = now or (datetime.fromisoformat(fixed_now) if fixed_now else datetime.now())
             candidates = stages.apply_recency(
                 candidates,
                 clock,

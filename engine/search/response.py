@@ -28,6 +28,10 @@ class SearchResponse:
     results: list[SearchResult]
     warnings: list[str] = field(default_factory=list)
     took_ms: float = 0.0
+    # The days searched, as understood: {"since", "until", "from_query"} (ISO days, or None
+    # for an open end; the query's date words when the range came from the query); None
+    # when the search had no date range.
+    dates: dict[str, str | None] | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -35,6 +39,7 @@ class SearchResponse:
             "mode": self.mode,
             "took_ms": round(self.took_ms, 2),
             "warnings": self.warnings,
+            "dates": self.dates,
             "results": [r.as_json() for r in self.results],
         }
 
@@ -43,8 +48,8 @@ class SearchOptions(TypedDict, total=False):
     """The keyword arguments of a search, past the query, limit and source types; the
     engine's and the module's search functions take them as `**options`."""
 
-    since: str | None  # ISO date, inclusive
-    until: str | None  # ISO date, inclusive
+    since: str | None  # a day, month, year or phrase: "2026-05-31", "2026-05", "last week"
+    until: str | None  # the same, inclusive (a month's or a week's last day)
     people: Sequence[str] | None  # names or aliases; chunks naming any of them
     mode: str  # hybrid | vector | bm25
     explain: bool  # per-result ranks and stage effects

@@ -75,6 +75,18 @@ def apply_recency(
     return sorted(out, key=lambda c: c.score, reverse=True)
 
 
+def boost_dates(
+    candidates: Sequence[Candidate], since: str, until: str, factor: float
+) -> list[Candidate]:
+    """score *= factor for the candidates dated from `since` to `until` (ISO days, inclusive):
+    a date the query names lifts what it names without hiding the rest."""
+    out = []
+    for c in candidates:
+        inside = c.content_date is not None and since <= c.content_date[:10] <= until
+        out.append(replace(c, score=c.score * factor).noted(date_boost=factor) if inside else c)
+    return sorted(out, key=lambda c: c.score, reverse=True)
+
+
 def inject_entity(
     candidates: Sequence[Candidate], profile: Candidate | None, head: int | None = None
 ) -> list[Candidate]:

@@ -210,6 +210,22 @@ SETTINGS: tuple[Setting, ...] = (
         low=0,
         high=1,
     ),
+    Setting(
+        "search.query_dates",
+        str,
+        "filter",
+        'What a date in the query ("on 12 March", "last week") does when no --since or '
+        "--until is given: filter to its days, boost them, or off (read as words).",
+        choices=("filter", "boost", "off"),
+    ),
+    Setting(
+        "search.query_date_boost",
+        float,
+        4.0,
+        "With search.query_dates = boost: the factor on the scores of hits dated in the range.",
+        low=1,
+        high=1000,
+    ),
     Setting("search.entity_injection", bool, True, "Inject a profile for a named person."),
     Setting(
         "search.diversity",

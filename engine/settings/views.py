@@ -30,6 +30,8 @@ class SearchSettings:
     half_lives: Mapping[str, float]
     recency: bool
     recency_weight: float
+    query_dates: str
+    query_date_boost: float
     entity_injection: bool
     diversity: bool
     mmr_lambda: float
