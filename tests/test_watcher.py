@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 
 from engine.index import watcher as watcher_module
@@ -360,3 +361,14 @@ def test_memex_watch_logs_changes_and_stops_on_signals(
     assert child.returncode == 0, err
     assert lines.wait("stopped"), lines.lines
     assert_consistent(s.db_path)
+
+
+def test_a_failed_batch_says_what_the_disk_or_the_lock_did(tmp_path: Path) -> None:
+    from engine.index.watcher import failure_text
+
+    index = tmp_path / "memex.db"
+    full = failure_text(index, apsw.FullError("database or disk is full"))
+    assert "is the disk full?" in full and "FullError" not in full
+    busy = failure_text(index, apsw.BusyError("database is locked"))
+    assert str(index) in busy and "busy" in busy and "BusyError" not in busy
+    assert failure_text(index, ValueError("odd")) == "ValueError: odd"  # anything else as is

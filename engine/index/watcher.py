@@ -24,6 +24,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+import apsw
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
@@ -33,6 +34,7 @@ from engine.embedders import Embedder
 from engine.index.routes import classify
 from engine.index.writer import BatchResult, Writer
 from engine.settings import Settings
+from engine.store import db
 
 HINT_EVENTS = {"created", "modified", "moved", "deleted", "closed"}
 WATCH_LIMIT_ERRNOS = {errno.ENOSPC, errno.EMFILE}  # inotify watches / instances exhausted
@@ -244,7 +246,7 @@ class Watcher:
             return
         exc = future.exception()
         if exc is not None:
-            self._report_error("<writer>", f"{type(exc).__name__}: {exc}")
+            self._report_error("<writer>", failure_text(self.settings.db_path, exc))
             return
         self._safely(self.on_indexed, future.result())
 
@@ -319,3 +321,12 @@ class Watcher:
             self._report_error("<watcher>", f"cannot restart the file observer: {exc}")
             return
         self._schedule_reconcile()
+
+
+def failure_text(db_path: Path, exc: BaseException) -> str:
+    """What a failed batch of the writer says: the one sentence for a busy lock, a full
+    disk or a damaged file (as `memex reindex` says it), else the exception itself."""
+    known = db.as_index_error(db_path, exc) if isinstance(exc, apsw.Error) else None
+    if known is not None:
+        return str(known)
+    return f"{type(exc).__name__}: {exc}"
