@@ -74,6 +74,7 @@ class PeopleMatcher:
             re.compile(rf"(?<!\w){re.escape(k)}(?!\w)", re.IGNORECASE) for k, _ in keys
         ]
         self.people = list(people)
+        self.by_slug = {person.slug: person for person in self.people}
 
     def find(self, text: str) -> Person | None:
         for (_, person), pattern in zip(self._keys, self._patterns, strict=True):

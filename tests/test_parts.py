@@ -11,6 +11,7 @@ import numpy as np
 from engine import parts
 from engine.index.runs import reindex
 from engine.search import Searcher
+from engine.search.filters import Filters
 from engine.settings import Settings
 from engine.store import db
 from tests.conftest import assert_consistent
@@ -142,16 +143,10 @@ def test_vec0_and_the_cache_score_a_chunk_by_its_best_part(demo_index: Settings)
     plain = Searcher(demo_index, vector_cache=False)
     cached = Searcher(demo_index, vector_cache=True)
     qvec = np.asarray(plain._query_vector("the ferry to the islands", []), dtype=np.float32)
-    one, two = plain.vector(qvec, 5, plain_filters()), cached.vector(qvec, 5, plain_filters())
+    one, two = plain.vector(qvec, 5, Filters()), cached.vector(qvec, 5, Filters())
     assert [s for s, _ in one] == [s for s, _ in two]
     assert all(abs(a - b) < 1e-4 for (_, a), (_, b) in zip(one, two, strict=True))
     plain.close(), cached.close()
-
-
-def plain_filters():  # type: ignore[no-untyped-def]
-    from engine.search.filters import Filters
-
-    return Filters()
 
 
 def test_generated_header_lines_stay_out_of_the_parts_of_a_long_chunk() -> None:

@@ -316,7 +316,6 @@ class Searcher:
         explain: bool,
         qvec: np.ndarray | None,
     ) -> list[SearchResult]:
-        people = {p.slug: p for p in self.matcher.people}
         return dress.results(
             self.conn,
             candidates,
@@ -324,7 +323,7 @@ class Searcher:
             terms,
             qvec,
             dress.Dressing(self.config.snippet_chars, explain, str(self.settings.people_file)),
-            people,
+            self.matcher.by_slug,
         )
 
     def _people(self, names: Sequence[str]) -> tuple[Person, ...]:
