@@ -11,18 +11,58 @@ file, then environment), or for the `settings=` given; passing other settings re
 
 from __future__ import annotations
 
+import importlib
+import sys
 import threading
+import types
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
-from engine.core import Engine
-from engine.index.indexer import Reporter
-from engine.records import Chunk, IndexStats, Person, SearchResult
-from engine.search import SearchOptions, SearchResponse
-from engine.settings import Settings, load_settings
+if TYPE_CHECKING:
+    from engine.core import Engine
+    from engine.index.indexer import Reporter
+    from engine.records import Chunk, IndexStats, Person, SearchResult
+    from engine.search import SearchOptions, SearchResponse
+    from engine.settings import Settings, load_settings
 
 __version__ = "0.1.0"
+
+# Imported on first use (PEP 562), so that `import engine.settings` stays light: the warm
+# `memex --search` client (engine/warm/) must reach its socket without numpy or the model.
+_LAZY = {
+    "Engine": "engine.core",
+    "Reporter": "engine.index.indexer",
+    "Chunk": "engine.records",
+    "IndexStats": "engine.records",
+    "Person": "engine.records",
+    "SearchResult": "engine.records",
+    "SearchOptions": "engine.search",
+    "SearchResponse": "engine.search",
+    "Settings": "engine.settings",
+    "load_settings": "engine.settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(types.ModuleType):
+    """Keeps `engine.search` the function below: the subpackage of the same name, now
+    imported after this module ran, would otherwise replace it when it loads."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "search" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 class _DefaultEngine:
@@ -34,6 +74,9 @@ class _DefaultEngine:
         self._lock = threading.Lock()
 
     def get(self, settings: Settings | None) -> Engine:
+        from engine.core import Engine
+        from engine.settings import load_settings
+
         with self._lock:
             if settings is None:
                 self._defaults = settings = self._defaults or load_settings()

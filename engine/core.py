@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Unpack
@@ -30,6 +32,7 @@ from engine.records import IndexStats, Person
 from engine.search import Searcher, SearchOptions, SearchResponse
 from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
+from engine.store import opens
 
 
 class EngineClosed(RuntimeError):
@@ -122,7 +125,7 @@ class Engine:
         with self._lock:
             self._check_open()
             if self._vector_cache is None:
-                self._vector_cache = VectorCache(self.settings.db_path)
+                self._vector_cache = VectorCache.of(self.settings)
             return self._vector_cache
 
     # -- writing ----------------------------------------------------------------------------
@@ -140,6 +143,14 @@ class Engine:
                     embedders=self.embedders,
                 )
             return self._writer
+
+    def record_open(self, result_id: str, source_file: str) -> Future[None]:
+        """Note, on the writer thread, that the user opened this result (frecency,
+        engine/store/opens.py): the next searches lift it a little."""
+        fixed = self.settings.now
+        when = datetime.fromisoformat(fixed) if fixed else datetime.now()
+        path = self.settings.db_path
+        return self.writer.submit(lambda: opens.record_open(path, result_id, source_file, when))
 
     def reindex(
         self,

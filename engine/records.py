@@ -82,9 +82,11 @@ class SearchResult:
     location: str = ""
     profile: dict[str, Any] | None = None
     explain: dict[str, Any] | None = None
+    sections: int = 1  # sections of its note or meeting that matched (1: only this one)
+    related: bool = False  # shown as context linked to a hit, not matched by the query
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "source_type": self.source_type,
             "source_file": self.source_file,
@@ -97,6 +99,12 @@ class SearchResult:
             "location": self.location,
             "profile": self.profile,
         }
+        # Only when they say something (absent: one section, a direct hit).
+        if self.sections > 1:
+            out["sections"] = self.sections
+        if self.related:
+            out["related"] = True
+        return out
 
 
 @dataclass(frozen=True)

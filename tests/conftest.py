@@ -28,6 +28,7 @@ PRIVATE_FOLDER_VARIABLES = (
     "USERPROFILE",
     "APPDATA",
     "LOCALAPPDATA",
+    "XDG_RUNTIME_DIR",  # the warm search socket and the desktop's instance socket
 )
 # The user's own folders, as they were before `private_user_folders` replaced them: only
 # tests/test_private_run_log.py reads this, to check that nothing was written there.
@@ -86,7 +87,7 @@ def private_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Any:
         # HOME for macOS (~/Library/…), the others for Windows: platformdirs reads them there.
         for name in PRIVATE_FOLDER_VARIABLES:
             folder = home / name.lower()
-            folder.mkdir()
+            folder.mkdir(mode=0o700)  # private, as a runtime folder must be to be used
             patch.setenv(name, str(folder))
         patch.delenv("MEMEX_CONFIG", raising=False)
         patch.delenv("MEMEX_ROOT", raising=False)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from engine.index.runs import reindex
 from engine.search import Searcher
-from engine.search.floor import keyword_shares
+from engine.search.coordination import by_share, keyword_shares
 from engine.settings import Settings
 from engine.store import db
 
@@ -68,5 +68,8 @@ def test_a_rare_missing_term_outweighs_a_common_one(
     assert len(seqs) == 13 and shares[seqs[-1]] == 1.0
     common = [shares[s] for s in seqs[:-1]]
     assert len(common) == 12 and max(common) < 0.35  # "capital" alone: weak evidence
-    assert keyword_shares(conn, [], seqs) == {}
+    assert keyword_shares(conn, [], seqs) == dict.fromkeys(seqs, 0.0)
+    # The coordination list: the chunk holding both terms first, the rest in their order.
+    ranked = by_share(seqs, shares)
+    assert ranked[0] == seqs[-1] and ranked[1:] == seqs[:-1]
     conn.close()

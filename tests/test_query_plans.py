@@ -64,7 +64,7 @@ def test_bm25_order_is_the_weighted_bm25_order(demo_index: Settings) -> None:
     )
     for query in ("coffee machine broken", "standup time", "Lofoten ferry bikes", "invoice"):
         terms = fts.query_terms(query)
-        fast = searcher.bm25(terms, 30, Filters((), None, None, ()))
+        fast = list(searcher.bm25(terms, 30, Filters((), None, None, ())))
         expected = [
             r[0] for r in searcher.conn.execute(slow, (fts.match_expression(terms), 30)).fetchall()
         ]

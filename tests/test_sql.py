@@ -29,6 +29,7 @@ from engine.store.sql import (
     fts,
     identifier,
     meta,
+    opens,
     placeholders,
     schema,
     state,
@@ -91,6 +92,9 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (chunks.position_by_id_sql, ()),
     (chunks.row_by_id_sql, ()),
     (chunks.neighbours_sql, ()),
+    (chunks.around_seq_sql, ()),
+    (chunks.note_named_sql, ()),
+    (chunks.record_by_id_sql, (3,)),
     (chunks.rows_by_seq_sql, (3,)),
     (chunks.to_embed_by_seq_sql, (3,)),
     (chunks.seqs_sql, ()),
@@ -118,7 +122,7 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (fts.bm25_sql, ("",)),
     (fts.bm25_sql, (CHUNK_FILTER,)),
     (fts.highlight_sql, (3,)),
-    (fts.matching_rowids_sql, (3,)),
+    (fts.held_by_rowid_sql, ()),
     (fts.capped_frequency_sql, ()),
     (fts.type_counts_sql, ("",)),
     (fts.type_counts_sql, (DATE_FILTER,)),
@@ -140,6 +144,11 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (vec.slot_chunks_sql, (VEC,)),
     (vec.count_orphans_sql, (VEC,)),
     (vec.count_missing_sql, (VEC,)),
+    (opens.create_table_sql, ()),
+    (opens.insert_sql, ()),
+    (opens.clear_sql, ()),
+    (opens.by_ids_sql, (3,)),
+    (opens.summary_sql, ()),
 ]
 
 
@@ -160,7 +169,7 @@ def builder_modules() -> list[ModuleType]:
 
 def test_builder_modules_are_one_per_table() -> None:
     found = {m.__name__.rsplit(".", 1)[1] for m in builder_modules()}
-    assert found == {"chunks", "database", "fts", "meta", "schema", "state", "vec"}
+    assert found == {"chunks", "database", "fts", "meta", "opens", "schema", "state", "vec"}
     for module in builder_modules():
         assert module.__doc__ and "\n" not in module.__doc__.split("\n\n")[0].strip()
 
@@ -189,6 +198,8 @@ def index(tmp_path: Path) -> apsw.Connection:
     conn = db.connect(tmp_path / "index.db")
     db.migrate(conn)
     conn.execute(vec.create_table_sql(VEC, 384))
+    for statement in opens.create_table_sql():  # made by the first recorded open
+        conn.execute(statement)
     return conn
 
 

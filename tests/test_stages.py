@@ -33,6 +33,15 @@ def test_rrf_weights_scale_each_list() -> None:
     assert fused["b"][0] == pytest.approx(0.5 / 61)
 
 
+def test_rrf_scales_weigh_each_key_of_a_list() -> None:
+    # The coordination list: a chunk holding a fifth of the query gets a fifth of a vote.
+    lists = {"bm25": ["a", "b"], "coverage": ["a", "b"]}
+    fused = rrf_fuse(lists, k=10, scales={"coverage": {"a": 1.0, "b": 0.2}})
+    assert fused["a"][0] == pytest.approx(2 / 11)
+    assert fused["b"][0] == pytest.approx(1 / 12 + 0.2 / 12)
+    assert fused["b"][1] == {"bm25": 1, "coverage": 1}
+
+
 def test_recency_halves_at_the_half_life_and_stops_at_the_floor() -> None:
     assert recency_factor(0, 35, 0.25) == 1.0
     assert recency_factor(35, 35, 0.25) == pytest.approx(0.5)

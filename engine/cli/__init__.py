@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from engine.cli import index, keys, maintenance, mcp, status, watch
+from engine.cli import frecency, index, keys, maintenance, mcp, status, watch
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -25,6 +25,7 @@ from engine.cli.stdio import guarded
 from engine.embedders import EmbedderError
 from engine.settings import SettingsError
 from engine.store import db
+from engine.warm.argv import glue_values
 
 Command = Callable[[Sequence[str], TextIO], int]
 
@@ -38,25 +39,9 @@ COMMANDS: dict[str, Command] = {
     "watch": watch.cmd_watch,
     "key": keys.cmd_key,
     "mcp": mcp.cmd_mcp,
+    "opened": frecency.cmd_opened,
+    "frecency": frecency.cmd_frecency,
 }
-
-FREE_TEXT_FLAGS = ("--search", "--query", "--person")
-
-
-def glue_values(argv: Sequence[str]) -> list[str]:
-    """`--search -x` would read -x as an option: glue free-text values to their flag."""
-    out: list[str] = []
-    items = list(argv)
-    i = 0
-    while i < len(items):
-        if items[i] in FREE_TEXT_FLAGS and i + 1 < len(items):
-            out.append(f"{items[i]}={items[i + 1]}")
-            i += 2
-        else:
-            out.append(items[i])
-            i += 1
-    return out
-
 
 GLOBAL_FLAGS = ("--root", "--db", "--config")  # engine.cli.common.add_common
 

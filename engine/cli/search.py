@@ -21,9 +21,12 @@ from engine.cli.common import (
 from engine.index import recovery
 from engine.records import SearchResult
 from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
+from engine.settings import Settings
 from engine.store import db
 
-COMMAND_NAMES = "reindex, watch, maintenance, backup, discover, status, key, demo, mcp"
+COMMAND_NAMES = (
+    "reindex, watch, maintenance, backup, discover, status, key, demo, mcp, opened, frecency"
+)
 
 
 def search_parser() -> argparse.ArgumentParser:
@@ -56,6 +59,10 @@ def search_parser() -> argparse.ArgumentParser:
 def format_result(n: int, r: SearchResult, explain: bool) -> str:
     date = (r.content_date or "")[:10]
     head = f"{n:>2}. [{r.source_type}] {date}  {r.title}".rstrip()
+    if r.sections > 1:
+        head += f"  ({r.sections} sections match)"
+    if r.related:  # after the direct hits: context linked to one of them
+        head = f"{n:>2}. related · [{r.source_type}] {date}  {r.title}".rstrip()
     lines = [head, "    " + " ".join(r.snippet.split())]
     if r.location or r.source_file:
         lines.append(f"    {r.source_file}" + (f" ({r.location})" if r.location else ""))
@@ -92,8 +99,7 @@ def print_response(response: SearchResponse, as_json: bool, explain: bool, out: 
 
 def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     settings = settings_from(args)
-    if args.limit is not None and args.limit < 1:
-        raise CliError("--limit must be at least 1")
+    check_limit(args)
     try:
         # One query: a vec0 scan is cheaper than loading every vector into memory.
         searcher = Searcher(settings, vector_cache=False)
@@ -102,7 +108,23 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     except db.IndexError_ as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
     try:
-        response = searcher.search(
+        response = search_on(searcher, settings, args)
+    finally:
+        searcher.close()
+    print_response(response, args.json, args.explain, out)
+    return EXIT_OK
+
+
+def check_limit(args: argparse.Namespace) -> None:
+    if args.limit is not None and args.limit < 1:
+        raise CliError("--limit must be at least 1")
+
+
+def search_on(searcher: Searcher, settings: Settings, args: argparse.Namespace) -> SearchResponse:
+    """The search `args` ask for; its errors as CliErrors. Shared with the warm path
+    (engine/cli/warm.py), which brings a warm Engine's Searcher."""
+    try:
+        return searcher.search(
             args.search,
             args.limit,
             args.source,
@@ -119,7 +141,3 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         if reason is None:
             raise
         raise CliError(str(db.damaged(settings.db_path, reason)), EXIT_UNUSABLE) from None
-    finally:
-        searcher.close()
-    print_response(response, args.json, args.explain, out)
-    return EXIT_OK

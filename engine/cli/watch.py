@@ -22,9 +22,11 @@ from engine.cli.common import (
     index_exit_code,
     settings_from,
 )
+from engine.cli.warm import WarmEngine
 from engine.index.indexer import Action, FileOutcome
 from engine.index.watcher import Watcher
 from engine.index.writer import BatchResult
+from engine.settings import Settings
 from engine.store import db
 
 
@@ -86,7 +88,8 @@ def _install_stop_handlers(stop: threading.Event) -> dict[signal.Signals, _Handl
     return previous
 
 
-def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
+def watch_settings(argv: Sequence[str]) -> Settings:
+    """The Settings `memex watch ARGS` runs with (its own flags over the common ones)."""
     p = Parser(prog="memex watch", description="Watch the roots and keep the index fresh.")
     add_common(p)
     p.add_argument("--polling", action="store_true", help="poll instead of inotify/FSEvents")
@@ -99,13 +102,27 @@ def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
         settings = settings.with_values(watch__debounce_seconds=args.debounce)
     if not settings.roots:
         raise CliError(NO_ROOT)
+    return settings
+
+
+def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
+    settings = watch_settings(argv)
     log = WatchLog(out)
-    watcher = Watcher(settings, on_indexed=log.indexed, on_error=log.error, on_notice=log.notice)
+    warm = WarmEngine(settings, log.error)  # also answers `memex --search` (cli/warm.py)
+    watcher = Watcher(
+        settings,
+        on_indexed=warm.after(log.indexed),
+        on_error=log.error,
+        on_notice=log.notice,
+        writer=warm.engine.writer,
+    )
     stop = threading.Event()
     previous = _install_stop_handlers(stop)
     try:
         catch_up = watcher.start()
         log.line(f"catching up with {len(settings.roots)} root(s), index {settings.db_path}")
+        if warm.start(log.notice) and warm.server is not None:
+            log.line(f"answering searches at {warm.server.address}")
         while not stop.wait(0.1) and not catch_up.done():
             pass
         failed = catch_up.exception() if catch_up.done() else None
@@ -121,6 +138,7 @@ def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
         log.line("stopping")
     finally:
         watcher.stop()
+        warm.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     log.line("stopped")

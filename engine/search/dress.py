@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import apsw
@@ -48,6 +48,23 @@ def chunk_rows(conn: apsw.Connection, keys: Sequence[str]) -> dict[int, dict[str
     return {row[0]: dict(zip(ROW_NAMES, row, strict=True)) for row in cursor}
 
 
+def located(
+    candidates: list[stages.Candidate], rows: dict[int, dict[str, Any]]
+) -> list[stages.Candidate]:
+    """The candidates whose rows this snapshot holds, with their type, file and date (a
+    vector hit from a cache a commit ahead may be missing here: it is dropped)."""
+    return [
+        replace(
+            c,
+            source_type=rows[int(c.key)]["source_type"],
+            source_file=rows[int(c.key)]["source_file"],
+            content_date=rows[int(c.key)]["content_date"],
+        )
+        for c in candidates
+        if int(c.key) in rows
+    ]
+
+
 def highlights(conn: apsw.Connection, terms: list[str], seqs: list[int]) -> dict[int, str]:
     """seq -> its content with the query's terms marked (FTS5 highlight())."""
     expression = fts.match_expression(terms)
@@ -82,23 +99,34 @@ def results(
         snippet, matched = make_snippet(
             row["content"], marked.get(row["seq"]), how.snippet_chars, focus.get(row["seq"])
         )
-        out.append(
-            SearchResult(
-                id=row["id"],
-                content=row["content"],
-                source_file=row["source_file"],
-                source_type=row["source_type"],
-                score=c.score,
-                matched_terms=matched,
-                content_date=row["content_date"],
-                title=row["title"],
-                snippet=snippet,
-                location=row["location"],
-                profile=None,
-                explain=dict(c.explain) if how.explain else None,
-            )
-        )
+        out.append(chunk_result(c, row, snippet, matched, how))
     return out
+
+
+def chunk_result(
+    c: stages.Candidate,
+    row: Mapping[str, Any],
+    snippet: str,
+    matched: tuple[str, ...],
+    how: Dressing,
+) -> SearchResult:
+    """A chunk candidate as a result, with its snippet and matched terms."""
+    return SearchResult(
+        id=row["id"],
+        content=row["content"],
+        source_file=row["source_file"],
+        source_type=row["source_type"],
+        score=c.score,
+        matched_terms=matched,
+        content_date=row["content_date"],
+        title=row["title"],
+        snippet=snippet,
+        location=row["location"],
+        profile=None,
+        explain=dict(c.explain) if how.explain else None,
+        sections=c.sections,
+        related=c.related,
+    )
 
 
 def profile_result(c: stages.Candidate, person: Person, how: Dressing) -> SearchResult:

@@ -40,12 +40,51 @@ def any_of(conditions: list[str]) -> str:
     return f"({any_of(conditions[:half])}) OR ({any_of(conditions[half:])})"
 
 
-def chunk_filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]]:
-    """` AND …` conditions over the chunks table, with their parameters."""
+def people_match_expression(people: tuple[Person, ...]) -> str:
+    """The FTS5 query of the chunks whose text names any of these people: one phrase per
+    name or alias, OR-ed, on `chunks_fts.content` (a name with no letter or digit is no
+    phrase; with none left the query matches nothing).
+
+    The FTS index holds `content` and `title`, not `chunks.people`; every extractor writes
+    the names it puts there into the text too (chat `Name: text` lines, mail `From:`/`To:`,
+    event `With:`, a record's `People:` field). A phrase matches whole tokens, case- and
+    accent-folded, stemmed (`porter unicode61 remove_diacritics 2`), where `instr` matched
+    any substring folding ASCII case only: "Jonas" no longer matches "Jonasson" nor "Ama"
+    "Raman", and "Renée" now matches "RENÉE" and "renee" (tests/test_person_filter.py)."""
+    names = dict.fromkeys(n for p in people for n in p.names)
+    phrases = ['"' + n.replace('"', '""') + '"' for n in names if any(c.isalnum() for c in n)]
+    return "content : (" + " OR ".join(phrases or ['""']) + ")"
+
+
+def people_sql(filters: Filters, alias: str, indexed: bool) -> tuple[str, list[Any]]:
+    """The person condition: through the FTS index (`indexed`), or `instr` over every
+    chunk's people and text."""
+    if indexed:
+        fts = "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
+        return f"{alias}.seq IN ({fts})", [people_match_expression(filters.people)]
+    names = list(dict.fromkeys(n for p in filters.people for n in p.names))
+    alternatives, params = [], []
+    for name in names:
+        alternatives.append(f"instr(lower({alias}.people), lower(?)) > 0")
+        alternatives.append(f"instr(lower({alias}.content), lower(?)) > 0")
+        params += [name, name]
+    return "(" + any_of(alternatives) + ")", params
+
+
+def chunk_filter_sql(
+    filters: Filters, alias: str = "c", people_index: bool = False
+) -> tuple[str, list[Any]]:
+    """` AND …` conditions over the chunks table, with their parameters. `people_index`:
+    find a person's chunks through the FTS index instead of reading every chunk's text
+    (`people_match_expression` says how the two differ)."""
     sql: list[str] = []
     params: list[Any] = []
     if filters.source_types:
-        sql.append(f"{alias}.source_type IN ({','.join('?' * len(filters.source_types))})")
+        # With the person's chunks from the index, they drive the query (looked up by seq):
+        # `+` keeps SQLite from scanning every chunk of the type through chunks_type_date.
+        unary = "+" if people_index and filters.people else ""
+        marks = ",".join("?" * len(filters.source_types))
+        sql.append(f"{unary}{alias}.source_type IN ({marks})")
         params += list(filters.source_types)
     if filters.since:
         sql.append(f"{alias}.content_date >= ?")
@@ -54,13 +93,9 @@ def chunk_filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]
         sql.append(f"{alias}.content_date < ?")
         params.append(_next_day(filters.until))
     if filters.people:
-        names = list(dict.fromkeys(n for p in filters.people for n in p.names))
-        alternatives = []
-        for name in names:
-            alternatives.append(f"instr(lower({alias}.people), lower(?)) > 0")
-            alternatives.append(f"instr(lower({alias}.content), lower(?)) > 0")
-            params += [name, name]
-        sql.append("(" + any_of(alternatives) + ")")
+        condition, people_params = people_sql(filters, alias, people_index)
+        sql.append(condition)
+        params += people_params
     return "".join(f" AND {s}" for s in sql), params
 
 

@@ -21,7 +21,6 @@ either kind (on the personal benchmark's filter cases the floor took nDCG@10 fro
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,12 +28,10 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
-from engine.search import fts
+from engine.search.coordination import keyword_shares
 from engine.search.part_vectors import part_cosines
+from engine.search.stages import Candidate
 from engine.store.sql import chunks as chunks_sql
-from engine.store.sql import fts as fts_sql
-
-FREQUENCY_CAP = 1000  # documents counted per term: beyond it a term is simply common
 
 
 @dataclass(frozen=True)
@@ -58,9 +55,13 @@ def evidence(
     query: npt.NDArray[np.float32],
     cosines: Mapping[int, float],
     prefix: bool = False,
+    shares: Mapping[int, float] | None = None,
 ) -> dict[int, Evidence]:
-    """The evidence for each of `seqs` (cosines already known are reused)."""
-    shares = keyword_shares(conn, terms, seqs, prefix)
+    """The evidence for each of `seqs` (cosines and keyword shares already known are
+    reused: the coordination list's shares, engine/search/coordination.py)."""
+    known = dict(shares or {})
+    known.update(keyword_shares(conn, terms, [s for s in seqs if s not in known], prefix))
+    shares = known
     scored = dict(cosines)
     missing = [s for s in seqs if s not in scored]
     if missing:
@@ -70,29 +71,19 @@ def evidence(
     return {s: Evidence(shares.get(s, 0.0), scored.get(s, -1.0)) for s in seqs}
 
 
-def keyword_shares(
-    conn: apsw.Connection, terms: Sequence[str], seqs: Sequence[int], prefix: bool = False
-) -> dict[int, float]:
-    """seq -> Σ idf(terms it holds) / Σ idf(every term), for chunks holding any."""
-    if not terms or not seqs:
-        return {}
-    total = max(1, int(conn.execute(chunks_sql.max_seq_sql()).fetchone()[0]))
-    held: dict[int, float] = {}
-    weights = 0.0
-    for index, term in enumerate(dict.fromkeys(terms)):
-        expression = fts.match_expression([term], prefix_last=prefix and index == len(terms) - 1)
-        if expression is None:
-            continue
-        try:
-            frequency = conn.execute(
-                fts_sql.capped_frequency_sql(), (expression, FREQUENCY_CAP)
-            ).fetchone()[0]
-            rows = conn.execute(fts_sql.matching_rowids_sql(len(seqs)), (expression, *seqs))
-            matched = [r[0] for r in rows]
-        except apsw.Error:  # a term FTS5 cannot take: it weighs nothing either way
-            continue
-        weight = math.log(1.0 + total / max(1, frequency))
-        weights += weight
-        for seq in matched:
-            held[seq] = held.get(seq, 0.0) + weight
-    return {seq: value / weights for seq, value in held.items()} if weights else {}
+def passing(
+    candidates: Sequence[Candidate],
+    found: Mapping[int, Evidence],
+    keyword_floor: float,
+    cosine_floor: float,
+) -> list[Candidate]:
+    """The candidates that pass, in order, each noted with its evidence; a candidate with
+    no evidence to weigh (a profile) always passes."""
+    kept = []
+    for c in candidates:
+        proof = found.get(int(c.key)) if c.key.isdigit() else None
+        if proof is None:
+            kept.append(c)
+        elif proof.passes(keyword_floor, cosine_floor):
+            kept.append(c.noted(**proof.notes()))
+    return kept

@@ -2,7 +2,8 @@
 
 A chunk has one vector per part (engine/parts.py), concatenated in `chunks.embedding`;
 its cosine to a query is the best of its parts' (a bounded aggregation: a long window
-with many near-matching parts scores no higher than its best one).
+with many near-matching parts scores no higher than its best one). Every product runs with
+BLAS held to one thread (engine/search/blas.py); a loop over chunks holds it once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import parts
+from engine.search.blas import one_blas_thread
 from engine.store.sql import chunks as chunks_sql
 
 FANOUT = 3  # vec0 part hits fetched per chunk wanted: several parts of one chunk may rank
@@ -36,7 +38,8 @@ def chunk_hits(rows: Iterable[tuple[int, float]], k: int) -> list[tuple[int, flo
 def part_cosines(blob: bytes, query: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """The cosine of each part of one chunk (its `chunks.embedding`) to the query."""
     matrix = np.frombuffer(blob, dtype=np.float32).reshape(-1, query.shape[0])
-    return matrix @ query
+    with one_blas_thread():
+        return matrix @ query
 
 
 def best_chunks(
@@ -44,7 +47,8 @@ def best_chunks(
 ) -> list[tuple[int, float]]:
     """(seq, cosine) of the k chunks whose best part is nearest, from (seq, vectors) rows."""
     query = np.asarray(query, dtype=np.float32).reshape(-1)
-    scored = [(seq, float(part_cosines(blob, query).max())) for seq, blob in rows if blob]
+    with one_blas_thread():
+        scored = [(seq, float(part_cosines(blob, query).max())) for seq, blob in rows if blob]
     scored.sort(key=lambda hit: -hit[1])
     return scored[:k]
 
@@ -60,9 +64,10 @@ def best_spans(
         return {}
     query = np.asarray(query, dtype=np.float32).reshape(-1)
     out = {}
-    for seq, blob in conn.execute(chunks_sql.embedding_by_seq_sql(len(seqs)), list(seqs)):
-        spans = parts.split_parts(rows[seq]["content"])
-        cosines = part_cosines(blob, query)
-        if len(spans) == len(cosines) > 1:
-            out[seq] = spans[int(cosines.argmax())]
+    with one_blas_thread():
+        for seq, blob in conn.execute(chunks_sql.embedding_by_seq_sql(len(seqs)), list(seqs)):
+            spans = parts.split_parts(rows[seq]["content"])
+            cosines = part_cosines(blob, query)
+            if len(spans) == len(cosines) > 1:
+                out[seq] = spans[int(cosines.argmax())]
     return out

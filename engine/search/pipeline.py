@@ -15,7 +15,21 @@ import numpy as np
 from engine.embedders import Embedder, EmbedderPool, Vectors, create_embedder
 from engine.people import PeopleMatcher, load_people
 from engine.records import Person, SearchResult
-from engine.search import dates, dress, floor, fts, part_vectors, stages, suggest
+from engine.search import (
+    coordination,
+    dates,
+    dress,
+    entity,
+    floor,
+    frecency,
+    fts,
+    part_vectors,
+    ranking,
+    related,
+    sections,
+    stages,
+    suggest,
+)
 from engine.search.coverage import VectorCoverage
 from engine.search.dates import DateRange
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
@@ -27,7 +41,7 @@ from engine.search.response import (
     SearchError,
     SearchResponse,
 )
-from engine.search.vector_cache import VectorCache
+from engine.search.vector_cache import VectorCache, searcher_cache
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks, vec
@@ -71,7 +85,7 @@ class Searcher:
         self.matcher = PeopleMatcher(load_people(settings) if people is None else people)
         self._lock = threading.Lock()
         self._coverage = VectorCoverage(self.conn)
-        self.vector_cache, self._owns_cache = _vector_cache(settings, vector_cache)
+        self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache)
 
     def close(self) -> None:
         """Close the connection (after a search running on another thread finishes)."""
@@ -89,16 +103,17 @@ class Searcher:
         filters: Filters,
         prefix: bool = False,
         require_all: bool = False,
-    ) -> list[int]:
+    ) -> dict[int, int]:
+        """seq -> the terms it holds (bit i: terms[i]) of the k best BM25 hits, best first."""
         expression = fts.match_expression(terms, prefix_last=prefix, require_all=require_all)
         if expression is None:
-            return []
+            return {}
         where, params = chunk_filter_sql(filters)
         try:
             rows = self.conn.execute(fts.bm25_sql(where), (expression, *params, k)).fetchall()
         except apsw.Error:
-            return []
-        return [r[0] for r in rows]
+            return {}
+        return {r[0]: r[2] for r in rows}
 
     def _query_vector(self, query: str, warnings: list[str]) -> Vectors | None:
         # The model of the ACTIVE vectors, even while another one is built aside.
@@ -112,8 +127,9 @@ class Searcher:
         if self.vector_cache is not None:
             return self.vector_cache.knn(qvec, k, filters)
         if filters.people:
-            # People are not vec0 metadata: score the filtered chunks exactly instead.
-            where, params = chunk_filter_sql(filters)
+            # People are not vec0 metadata: score the filtered chunks exactly instead, found
+            # through the FTS index (a phrase per name), not by reading every chunk's text.
+            where, params = chunk_filter_sql(filters, people_index=True)
             rows = self.conn.execute(chunks.embedded_where_sql(where), params)
             return part_vectors.best_chunks(rows, qvec, k)
         where, params = vec_filter_sql(filters)
@@ -144,26 +160,48 @@ class Searcher:
         cfg, clock = self.config, self._clock(now)  # below: safe text, checked limits
         asked = search_inputs(query, limit or cfg.limit, source_types, since, until, people, clock)
         query, limit, source_types = asked.query, asked.limit, asked.source_types
-        chips = Filters(source_types, asked.since, asked.until, self._people(asked.people))
         dated, keywords = self._query_dates(query, asked, clock)
-        filters, floored = self._date_filters(chips, dated)
+        filters, floored = self._date_filters(asked, dated)
         warnings: list[str] = []
         terms = fts.query_terms(keywords, cfg.stop_words)
         k = max(limit * cfg.overfetch, cfg.min_candidates)  # a short list's head = a long one's
         with self._lock, db.read_snapshot(self.conn):  # a writer's commit cannot mix states
             got = self._retrieve(query, terms, k, filters, mode, prefix, warnings)
             warnings += suggest.filter_warnings(self.conn, self.matcher, source_types, asked.people)
-            candidates = self._fuse(got.lists)
+            candidates = ranking.fused(got.lists, got.shares, cfg)
             rows = dress.chunk_rows(self.conn, [c.key for c in candidates])
-            candidates = _located(candidates, rows)
-            candidates = self._boosted(candidates, dated)
-            candidates = self._rank(candidates, query, filters, clock, limit)
-            if got.qvec is not None and cfg.floor and floored:
-                candidates = self._floored(candidates, terms, prefix, got, limit)
-            results = self._dress(candidates[:limit], rows, terms, explain, got.qvec)
+            candidates = dress.located(candidates, rows)
+            candidates = self._ordered(
+                candidates, query, filters, rows, dated, clock, limit, warnings
+            )
+            candidates = self._floored(candidates, terms, prefix, got, limit, floored)
+            shown, rows = related.appended(self.conn, candidates[:limit], rows, cfg, filters)
+            results = self._dress(shown, rows, terms, explain, got.qvec)
         took = (time.perf_counter() - started) * 1000
         searched = dates.searched(asked.since, asked.until, dated)
         return SearchResponse(query, got.mode, results, warnings, took, searched)
+
+    def _ordered(
+        self,
+        candidates: list[stages.Candidate],
+        query: str,
+        filters: Filters,
+        rows: dict[int, dict[str, Any]],
+        dated: DateRange | None,
+        clock: datetime,
+        limit: int,
+        warnings: list[str],
+    ) -> list[stages.Candidate]:
+        """The fused candidates through the ranking stages, in order: the query's days,
+        frecency, note-level grouping, recency / entity injection / MMR, re-ranking, and
+        entity-first (each a no-op when its setting is off)."""
+        cfg = self.config
+        candidates = self._boosted(candidates, dated)
+        candidates = frecency.boosted(self.conn, candidates, rows, cfg, clock)
+        candidates = sections.grouped(candidates, cfg)
+        candidates = ranking.ranked(candidates, query, filters, clock, limit, cfg, self.matcher)
+        candidates = self._reranked(candidates, query, rows, warnings)
+        return entity.first(candidates, query, self.matcher, filters, rows, cfg)
 
     def _clock(self, now: datetime | None) -> datetime:
         """The search's "now": the caller's, else `settings.now` (tests, benchmarks), else
@@ -182,9 +220,11 @@ class Searcher:
         found = dates.find_in_query(query, clock)
         return (None, query) if found is None else found
 
-    def _date_filters(self, chips: Filters, dated: DateRange | None) -> tuple[Filters, bool]:
+    def _date_filters(self, asked: SearchInputs, dated: DateRange | None) -> tuple[Filters, bool]:
         """The filters searched (the caller's, narrowed to the query's days when
         `search.query_dates` is filter) and whether the relevance floor applies."""
+        people = self._people(asked.people)
+        chips = Filters(asked.source_types, asked.since, asked.until, people)
         if dated is None or self.config.query_dates != "filter":
             return chips, chips.empty
         narrowed = replace(chips, since=dated.since.isoformat(), until=dated.until.isoformat())
@@ -213,12 +253,12 @@ class Searcher:
         cannot run: no model, a failing server, an empty query)."""
         lists: dict[str, list[int]] = {}
         qvec, cosines = None, {}
+        held = self.bm25(terms, k, filters, prefix) if mode in ("hybrid", "bm25") else {}
         if mode in ("hybrid", "bm25"):
-            lists["bm25"] = self.bm25(terms, k, filters, prefix)
-        if mode == "hybrid" and self.config.exact_weight > 0 and len(lists["bm25"]) > 0:
-            # Chunks holding every query term are voted for once more, so vector noise
-            # cannot push an exact match out of the head.
-            lists["exact"] = self.bm25(terms, k, filters, prefix, require_all=True)
+            lists["bm25"] = list(held)
+        shares = (
+            self._keyword_votes(lists, terms, held, filters, prefix, k) if mode == "hybrid" else {}
+        )
         if mode in ("hybrid", "vector"):
             qvec = self._query_vector(query, warnings) if query.strip() else None
             if qvec is not None:
@@ -229,10 +269,31 @@ class Searcher:
                 if partial:
                     warnings.append(partial)
             elif mode == "vector" or warnings:
-                lists["bm25"] = self.bm25(terms, k, filters, prefix)
-                lists.pop("exact", None)
+                lists = {"bm25": list(self.bm25(terms, k, filters, prefix))}
                 mode = "bm25"
-        return Retrieved(lists, mode, qvec, cosines)
+        return Retrieved(lists, mode, qvec, cosines, shares)
+
+    def _keyword_votes(
+        self,
+        lists: dict[str, list[int]],
+        terms: list[str],
+        held: dict[int, int],
+        filters: Filters,
+        prefix: bool,
+        k: int,
+    ) -> dict[int, float]:
+        """The hybrid's extra keyword lists, added to `lists`: the chunks holding every term
+        (voted for once more, so vector noise cannot push an exact match out of the head)
+        and the keyword hits by the share of the query they hold (engine/search/
+        coordination.py). Returns those shares, which the relevance floor reuses."""
+        cfg, found = self.config, lists["bm25"]
+        if cfg.exact_weight > 0 and found:
+            lists["exact"] = list(self.bm25(terms, k, filters, prefix, require_all=True))
+        if cfg.coverage_weight <= 0 or not found:
+            return {}
+        shares = coordination.keyword_shares(self.conn, terms, found, prefix, held)
+        lists["coverage"] = coordination.by_share(found, shares)
+        return shares
 
     def _floored(
         self,
@@ -241,72 +302,36 @@ class Searcher:
         prefix: bool,
         got: Retrieved,
         limit: int,
+        floored: bool,
     ) -> list[stages.Candidate]:
         """The first `limit` candidates that pass the relevance floor (engine/search/floor.py),
-        each noted with its evidence; a profile always passes. Not applied to a filtered
-        search: a source, date or person filter asks to browse what it selects."""
+        each noted with its evidence; a profile always passes. Applied (`floored`) only to
+        an unfiltered search that ran the vector side: a source, date or person filter asks
+        to browse what it selects."""
         cfg = self.config
+        if got.qvec is None or not cfg.floor or not floored:
+            return candidates
         head = candidates[: limit * 2]
         seqs = [int(c.key) for c in head if c.key.isdigit()]
-        assert got.qvec is not None
-        found = floor.evidence(self.conn, terms, seqs, got.qvec, got.cosines, prefix)
-        kept = []
-        for c in head:
-            proof = found.get(int(c.key)) if c.key.isdigit() else None
-            if proof is None:
-                kept.append(c)
-            elif proof.passes(cfg.floor_keyword, cfg.floor_cosine):
-                kept.append(c.noted(**proof.notes()))
-        return kept[:limit]
+        found = floor.evidence(self.conn, terms, seqs, got.qvec, got.cosines, prefix, got.shares)
+        return floor.passing(head, found, cfg.floor_keyword, cfg.floor_cosine)[:limit]
 
-    def _fuse(self, lists: dict[str, list[int]]) -> list[stages.Candidate]:
-        cfg = self.config
-        weights = {"bm25": cfg.bm25_weight, "vector": cfg.vector_weight, "exact": cfg.exact_weight}
-        fused = stages.rrf_fuse(
-            {n: [str(x) for x in v] for n, v in lists.items()}, cfg.rrf_k, weights
-        )
-        out = [
-            stages.Candidate(
-                key,
-                score,
-                ranks=ranks,
-                explain={"rrf": round(score, 6), **{f"{n}_rank": r + 1 for n, r in ranks.items()}},
-            )
-            for key, (score, ranks) in fused.items()
-        ]
-        return sorted(out, key=lambda c: c.score, reverse=True)
-
-    def _rank(
+    def _reranked(
         self,
         candidates: list[stages.Candidate],
         query: str,
-        filters: Filters,
-        clock: datetime,
-        limit: int,
+        rows: dict[int, dict[str, Any]],
+        warnings: list[str],
     ) -> list[stages.Candidate]:
-        cfg = self.config
-        if cfg.recency:
-            candidates = stages.apply_recency(
-                candidates,
-                clock,
-                cfg.half_lives,
-                cfg.default_half_life,
-                cfg.decay_floor,
-                cfg.recency_weight,
-            )
-        if cfg.entity_injection and not filters.source_types:
-            person = self.matcher.find(query)
-            profile = (
-                None
-                if person is None
-                else stages.Candidate(f"profile:{person.slug}", 0.0, source_type="profile")
-            )
-            candidates = stages.inject_entity(candidates, profile, head=limit)
-        if cfg.diversity:
-            candidates = stages.mmr_diversify(
-                candidates, cfg.mmr_top, cfg.mmr_lambda, cfg.max_per_type
-            )
-        return candidates
+        """The ranked pool's head re-scored by a cross-encoder (engine/search/rerank/,
+        `rerank.backend`). The stage is made at the first search and kept, so a Searcher
+        still constructs quickly; nothing is loaded while the backend is off."""
+        from engine.search.rerank import Reranker
+
+        stage: Reranker | None = getattr(self, "_reranker", None)
+        if stage is None:
+            stage = self._reranker = Reranker(self.settings)
+        return stage.apply(candidates, query, rows, warnings)
 
     def _dress(
         self,
@@ -340,37 +365,11 @@ class Searcher:
 @dataclass(frozen=True)
 class Retrieved:
     """What the retrievers found: each one's ranked seqs, the mode that ran, the query's
-    vector (None when the vector side did not run) and the vector hits' cosines."""
+    vector (None when the vector side did not run), the vector hits' cosines and the
+    keyword hits' shares of the query (engine/search/coordination.py)."""
 
     lists: dict[str, list[int]]
     mode: str
     qvec: np.ndarray | None
     cosines: dict[int, float]
-
-
-def _located(
-    candidates: list[stages.Candidate], rows: dict[int, dict[str, Any]]
-) -> list[stages.Candidate]:
-    """The candidates whose rows this snapshot holds, with their type, file and date (a
-    vector hit from a cache a commit ahead may be missing here: it is dropped)."""
-    return [
-        replace(
-            c,
-            source_type=rows[int(c.key)]["source_type"],
-            source_file=rows[int(c.key)]["source_file"],
-            content_date=rows[int(c.key)]["content_date"],
-        )
-        for c in candidates
-        if int(c.key) in rows
-    ]
-
-
-def _vector_cache(
-    settings: Settings, wanted: VectorCache | bool | None
-) -> tuple[VectorCache | None, bool]:
-    """The cache a Searcher uses, and whether it is the Searcher's own (to close)."""
-    if isinstance(wanted, VectorCache):
-        return wanted, False
-    if wanted if wanted is not None else settings.search.vector_cache:
-        return VectorCache(settings.db_path), True
-    return None, False
+    shares: dict[int, float]

@@ -20,21 +20,29 @@ class Candidate:
     content_date: str | None = None
     ranks: Mapping[str, int] = field(default_factory=dict)  # retriever -> 0-based rank
     explain: Mapping[str, Any] = field(default_factory=dict)
+    sections: int = 1  # matching sections of its file it stands for (search/sections.py)
+    related: bool = False  # linked to a hit, not a match itself (search/related.py)
 
     def noted(self, **notes: Any) -> Candidate:
         return replace(self, explain={**self.explain, **notes})
 
 
 def rrf_fuse(
-    lists: Mapping[str, Sequence[str]], k: float, weights: Mapping[str, float] | None = None
+    lists: Mapping[str, Sequence[str]],
+    k: float,
+    weights: Mapping[str, float] | None = None,
+    scales: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, tuple[float, dict[str, int]]]:
-    """Reciprocal Rank Fusion: score = Σ w / (k + rank + 1) over the lists that hold the key."""
+    """Reciprocal Rank Fusion: score = Σ w × s / (k + rank + 1) over the lists that hold the
+    key, where s is the key's scale in that list (`scales[list][key]`, 1 when not given)."""
     fused: dict[str, tuple[float, dict[str, int]]] = {}
     for name, keys in lists.items():
         weight = 1.0 if weights is None else weights.get(name, 1.0)
+        scale = (scales or {}).get(name)
         for rank, key in enumerate(keys):
             score, ranks = fused.get(key, (0.0, {}))
-            fused[key] = (score + weight / (k + rank + 1), {**ranks, name: rank})
+            vote = weight * (1.0 if scale is None else scale.get(key, 1.0)) / (k + rank + 1)
+            fused[key] = (score + vote, {**ranks, name: rank})
     return fused
 
 

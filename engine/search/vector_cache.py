@@ -17,8 +17,15 @@ active embedder (a swap) reloads everything. Its snapshot may be a commit apart 
 Searcher's: a hit the Searcher's snapshot does not hold is dropped by the pipeline.
 
 Filters are boolean masks over the scores (source type and day from the matrix's own
-columns; people as the set of chunks that name them, computed once per index state and
-shared by every Searcher), so a narrow filter still returns k hits whenever k match.
+columns; people as the set of chunks that name them, found through the FTS index once per
+index state and shared by every Searcher), so a narrow filter still returns k hits whenever
+k match.
+
+The scan (`search.vector_scan`, engine/search/quantized.py) is exact float32, or a binary or
+int8 copy of the matrix scanned first, the chunks of its nearest `search.vector_rescore` × k
+parts re-scored exactly from the float matrix, which is kept for that (4 bytes a dimension a
+part, against one bit for the binary copy: docs/benchmarks.md, "Vector side at scale").
+`auto` scans a large matrix binary and a small one exactly.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ import numpy.typing as npt
 
 from engine.records import Person
 from engine.search.filters import Filters, chunk_filter_sql
+from engine.search.quantized import Codes, build_codes, nearest_chunks, scan_for
+from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks, database
 
@@ -47,8 +56,12 @@ class VectorCache:
     scores the best of its parts' cosines. `seqs`, `ids`, `types` and `days` are per row.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, scan: str = "exact", rescore: int = 1) -> None:
+        """`scan`: auto, exact, binary or int8; `rescore`: with a quantized scan, the parts
+        re-scored exactly per chunk asked for (their chunks are, every part)."""
         self.path = Path(path)
+        self.scan, self.rescore = scan, rescore
+        self._codes: Codes | None = None  # the quantized copy, built on first use
         self.conn = db.connect(self.path, create=False)
         self._lock = threading.Lock()
         self._data_version: int | None = None
@@ -63,6 +76,12 @@ class VectorCache:
         self._starts: SeqArray | None = None  # the first row of each chunk
         self.loads = 0  # full loads
         self.updates = 0  # incremental refreshes that changed something
+
+    @classmethod
+    def of(cls, settings: Settings) -> VectorCache:
+        """The cache of this index, scanning as the settings say."""
+        search = settings.search
+        return cls(settings.db_path, search.vector_scan, search.vector_rescore)
 
     def __len__(self) -> int:
         """How many chunks the matrix holds."""
@@ -132,6 +151,8 @@ class VectorCache:
         )
         self.ids = [i for i, k in zip(self.ids, keep, strict=True) if k]
         self._starts = None
+        if self._codes is not None:
+            self._codes = self._codes.kept(keep)
         if rows:
             self._append(rows)
         self.updates += 1
@@ -176,20 +197,23 @@ class VectorCache:
         seqs = np.repeat(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), counts)
         self._starts = None
         if self.seqs.shape[0] and self.matrix.shape[1] == dim:
+            if self._codes is not None:
+                self._codes = self._codes.appended(matrix)
             self.matrix = np.vstack([self.matrix, matrix])
             self.seqs = np.concatenate([self.seqs, seqs])
             self.types = np.concatenate([self.types, types])
             self.days = np.concatenate([self.days, days])
         else:
+            self._codes = None
             self.matrix, self.seqs, self.types, self.days = matrix.copy(), seqs, types, days
         self.ids += [r[1] for r, n in zip(rows, counts, strict=True) for _ in range(n)]
 
     # -- search -----------------------------------------------------------------------------
 
     def people_seqs(self, people: tuple[Person, ...]) -> SeqArray:
-        """The embedded chunks that name these people (sorted seqs), kept until the index
-        changes. Finding them reads every chunk's speakers and text (~0.3 s at 100k chunks):
-        typing with a person chip set pays it once per process, not per keystroke."""
+        """The embedded chunks that name these people (sorted seqs), found through the FTS
+        index (engine/search/filters.py, `people_match_expression`) and kept until the
+        index changes: typing with a person chip set looks them up once, not per keystroke."""
         with self._lock:
             self._refresh()
             return self._people_seqs(people)
@@ -197,7 +221,7 @@ class VectorCache:
     def _people_seqs(self, people: tuple[Person, ...]) -> SeqArray:
         key = tuple(sorted(n.lower() for p in people for n in p.names))
         if key not in self._people:
-            where, params = chunk_filter_sql(Filters(people=people))
+            where, params = chunk_filter_sql(Filters(people=people), people_index=True)
             if len(self._people) >= PEOPLE_MEMO:
                 self._people.clear()
             self._people[key] = np.fromiter(
@@ -231,17 +255,34 @@ class VectorCache:
             if not len(self) or k < 1 or self.matrix.shape[1] != len(query):
                 return []
             starts = self.starts
-            rows = self.matrix @ np.asarray(query, dtype=np.float32)
-            scores = np.maximum.reduceat(rows, starts)
             keep = None if filters is None else self._mask(filters)
-            seqs = self.seqs[starts]
-        if keep is not None:
-            keep = keep[starts]
-            scores = np.where(keep, scores, -np.inf)
-            k = min(k, int(keep.sum()))
-            if k == 0:
-                return []
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(s), float(v)) for s, v in zip(seqs[top], scores[top], strict=True)]
+            chunks, scores = nearest_chunks(
+                self.matrix,
+                starts,
+                np.asarray(query, dtype=np.float32),
+                k,
+                None if keep is None else keep[starts],
+                self._scan_codes(),
+                self.rescore * k,
+            )
+            seqs = self.seqs[starts][chunks]
+        return [(int(s), float(v)) for s, v in zip(seqs, scores, strict=True)]
+
+    def _scan_codes(self) -> Codes | None:
+        scan = scan_for(self.scan, self.matrix.shape[0])
+        if scan == "exact":
+            self._codes = None
+        elif self._codes is None:
+            self._codes = build_codes(scan, self.matrix)
+        return self._codes
+
+
+def searcher_cache(
+    settings: Settings, wanted: VectorCache | bool | None
+) -> tuple[VectorCache | None, bool]:
+    """The cache a Searcher uses, and whether it is the Searcher's own (to close)."""
+    if isinstance(wanted, VectorCache):
+        return wanted, False
+    if wanted if wanted is not None else settings.search.vector_cache:
+        return VectorCache.of(settings), True
+    return None, False

@@ -24,6 +24,7 @@ from engine.settings.views import (
     DesktopSettings,
     EmbedderSettings,
     MaintenanceSettings,
+    RerankSettings,
     SearchSettings,
     WatchSettings,
     build_view,
@@ -60,6 +61,10 @@ class Settings:
     @cached_property
     def embedder(self) -> EmbedderSettings:
         return build_view(EmbedderSettings, self.values, "embedder")
+
+    @cached_property
+    def rerank(self) -> RerankSettings:
+        return build_view(RerankSettings, self.values, "rerank")
 
     @cached_property
     def watch(self) -> WatchSettings:
@@ -267,6 +272,7 @@ __all__ = [
     "DesktopSettings",
     "EmbedderSettings",
     "MaintenanceSettings",
+    "RerankSettings",
     "Route",
     "SearchSettings",
     "Setting",

@@ -53,6 +53,20 @@ DEFAULT_HALF_LIVES: dict[str, float] = {
     "note": 60,
 }
 
+# Files read as documents: a note or meeting split into sections is one result when
+# search.group_sections is on. Chats, mail and one-record-per-line files keep their chunks.
+GROUPED_TYPES = (
+    "note",
+    "meeting",
+    "entity_file",
+    "codebase_doc",
+    "journal",
+    "board_summary",
+    "transcript",
+    "rwgps_memory",
+    "scratch",
+)
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("roots", list, [], "Data layer root folders (MEMEX_ROOT, --root)."),
     Setting("db", str, "", "Index file; empty means the platform data folder's memex.db."),
@@ -144,13 +158,29 @@ SETTINGS: tuple[Setting, ...] = (
         "search.bm25_weight", float, 1.0, "Weight of the keyword list in fusion.", low=0, high=1000
     ),
     Setting(
-        "search.vector_weight", float, 1.0, "Weight of the vector list in fusion.", low=0, high=1000
+        "search.vector_weight",
+        float,
+        1.25,
+        "Weight of the vector list in fusion (above the keyword lists' 1 each: the keyword "
+        "side votes twice, by BM25 and by coverage).",
+        low=0,
+        high=1000,
     ),
     Setting(
         "search.exact_weight",
         float,
+        0.0,
+        "Weight of the list of chunks holding every query term (hybrid only; 0 = off: the "
+        "coverage list puts them first among the keyword hits).",
+        low=0,
+        high=1000,
+    ),
+    Setting(
+        "search.coverage_weight",
+        float,
         1.0,
-        "Weight of the list of chunks holding every query term (hybrid only; 0 = off).",
+        "Weight of the keyword hits re-ordered by the IDF-weighted share of the query's "
+        "terms they hold (hybrid only; 0 = off).",
         low=0,
         high=1000,
     ),
@@ -228,6 +258,74 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("search.entity_injection", bool, True, "Inject a profile for a named person."),
     Setting(
+        "search.entity_first",
+        bool,
+        True,
+        "A query that is only a known person's name or alias (stop words aside): their "
+        "profile first, then the hits that name them, then the rest (search/entity.py).",
+    ),
+    Setting(
+        "search.group_sections",
+        bool,
+        False,
+        "Show a note or meeting once, by its best matching section, however many of its "
+        "sections match (search/sections.py).",
+    ),
+    Setting(
+        "search.group_types",
+        list,
+        list(GROUPED_TYPES),
+        "Source types grouped by file with search.group_sections (chats keep their windows).",
+    ),
+    Setting(
+        "search.group_lift",
+        float,
+        0.1,
+        "A grouped file's score: best × (1 + lift × s / (s + 3)) for s more matching sections.",
+        low=0,
+        high=1,
+    ),
+    Setting(
+        "search.frecency",
+        bool,
+        True,
+        "Lift the hits the user opened before, a little, fading with time (search/frecency.py).",
+    ),
+    Setting(
+        "search.frecency_weight",
+        float,
+        0.1,
+        "The most an opened hit's score grows: score × (1 + weight × f / (f + 1)), f the "
+        "opens, each counted 2^(−age / half-life).",
+        low=0,
+        high=1,
+    ),
+    Setting(
+        "search.frecency_half_life",
+        float,
+        14.0,
+        "Days after which an open counts half.",
+        positive=True,
+        high=36_500,
+    ),
+    Setting(
+        "search.related",
+        bool,
+        False,
+        "After the hits, up to search.related_limit chunks linked to the top hits: the next "
+        "and previous window of a conversation, [[wikilinked]] notes, an interview's record "
+        "(search/related.py).",
+    ),
+    Setting("search.related_limit", int, 3, "Related results shown at most.", low=1, high=50),
+    Setting(
+        "search.related_from",
+        int,
+        3,
+        "How many top hits related results are looked up from.",
+        low=1,
+        high=50,
+    ),
+    Setting(
         "search.diversity",
         bool,
         False,
@@ -258,6 +356,126 @@ SETTINGS: tuple[Setting, ...] = (
         True,
         "Long-lived processes (desktop, engine.search) keep the vectors in memory for "
         "vector search (~1.5 KB per chunk); one-shot `memex --search` never does.",
+    ),
+    Setting(
+        "search.vector_scan",
+        str,
+        "auto",
+        "How the in-memory vectors are scanned: exact (float32), or binary / int8 (a "
+        "quantized copy scanned first, its head re-scored exactly); auto: binary from "
+        "400,000 parts on, exact below (docs/benchmarks.md, issue 16).",
+        choices=("auto", "exact", "binary", "int8"),
+    ),
+    Setting(
+        "search.vector_rescore",
+        int,
+        320,
+        "With a quantized scan: parts re-scored exactly per chunk asked for (every part of "
+        "the chunks they belong to is).",
+        low=1,
+        high=100_000,
+    ),
+    Setting(
+        "search.warm_cli",
+        bool,
+        True,
+        "`memex --search` is answered by a running app or `memex watch` serving the same "
+        "index and settings, over a private local socket (off, or MEMEX_NO_WARM=1: always "
+        "the one-shot path).",
+    ),
+    Setting(
+        "rerank.backend",
+        str,
+        "off",
+        "Cross-encoder re-ranking of the ranked pool's head (docs/reranking.md): off, an "
+        "HTTP re-rank server (llama.cpp, text-embeddings-inference, Jina, Cohere) or an ONNX "
+        "model folder. Off by default: no cross-encoder ships in a package.",
+        choices=("off", "http", "onnx"),
+    ),
+    Setting(
+        "rerank.depth",
+        int,
+        30,
+        "Candidates at the head of the ranked pool the re-ranker re-scores.",
+        low=1,
+        high=1000,
+    ),
+    Setting(
+        "rerank.max_chars",
+        int,
+        1500,
+        "Characters of each hit (title, then its text without the header lines) sent to "
+        "the re-ranker.",
+        low=1,
+        high=100_000,
+    ),
+    Setting(
+        "rerank.base_url",
+        str,
+        "http://127.0.0.1:8080/v1",
+        "HTTP backend: the server's base URL; Memex posts to <base_url>/rerank.",
+    ),
+    Setting("rerank.model", str, "", "HTTP backend: the model to ask for (empty: not sent)."),
+    Setting(
+        "rerank.request_format",
+        str,
+        "documents",
+        "HTTP backend: documents (llama.cpp, Jina, Cohere) or texts (text-embeddings-inference).",
+        choices=("documents", "texts"),
+    ),
+    Setting(
+        "rerank.timeout_seconds",
+        float,
+        5.0,
+        "HTTP backend: seconds to wait for one answer.",
+        positive=True,
+        high=600,
+    ),
+    Setting(
+        "rerank.max_retries",
+        int,
+        1,
+        "HTTP backend: retries after a timeout, a refused connection or a 408/409/429/5xx.",
+        low=0,
+        high=10,
+    ),
+    Setting(
+        "rerank.retry_wait_seconds",
+        float,
+        0.5,
+        "HTTP backend: wait before a retry when the server does not say (Retry-After).",
+        low=0,
+        high=60,
+    ),
+    Setting(
+        "rerank.cooldown_seconds",
+        float,
+        30.0,
+        "After the re-ranker fails, searches skip it (with a warning) for this long.",
+        low=0,
+        high=86_400,
+    ),
+    Setting(
+        "rerank.model_path",
+        str,
+        "",
+        "ONNX backend: a folder holding model.onnx and tokenizer.json.",
+    ),
+    Setting(
+        "rerank.max_tokens",
+        int,
+        512,
+        "ONNX backend: tokens of each query + hit pair the model reads.",
+        low=8,
+        high=8192,
+    ),
+    Setting(
+        "rerank.batch_size",
+        int,
+        8,
+        "ONNX backend: pairs per model run.",
+        low=1,
+        high=1024,
     ),
     Setting(
         "watch.debounce_seconds",

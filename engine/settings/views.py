@@ -22,6 +22,7 @@ class SearchSettings:
     bm25_weight: float
     vector_weight: float
     exact_weight: float
+    coverage_weight: float
     floor: bool
     floor_cosine: float
     floor_keyword: float
@@ -33,6 +34,16 @@ class SearchSettings:
     query_dates: str
     query_date_boost: float
     entity_injection: bool
+    entity_first: bool
+    group_sections: bool
+    group_types: tuple[str, ...]
+    group_lift: float
+    frecency: bool
+    frecency_weight: float
+    frecency_half_life: float
+    related: bool
+    related_limit: int
+    related_from: int
     diversity: bool
     mmr_lambda: float
     mmr_top: int
@@ -40,6 +51,9 @@ class SearchSettings:
     snippet_chars: int
     stop_words: bool
     vector_cache: bool
+    vector_scan: str
+    vector_rescore: int
+    warm_cli: bool
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,25 @@ class EmbedderSettings:
     max_tokens: int
     timeout_seconds: float
     max_retries: int
+
+
+@dataclass(frozen=True)
+class RerankSettings:
+    """The re-ranking stage and its backends (`rerank.*`, engine/search/rerank/)."""
+
+    backend: str
+    depth: int
+    max_chars: int
+    base_url: str
+    model: str
+    request_format: str
+    timeout_seconds: float
+    max_retries: int
+    retry_wait_seconds: float
+    cooldown_seconds: float
+    model_path: str
+    max_tokens: int
+    batch_size: int
 
 
 @dataclass(frozen=True)
@@ -89,6 +122,7 @@ class DesktopSettings:
 VIEWS: dict[str, type] = {
     "search": SearchSettings,
     "embedder": EmbedderSettings,
+    "rerank": RerankSettings,
     "watch": WatchSettings,
     "maintenance": MaintenanceSettings,
     "desktop": DesktopSettings,

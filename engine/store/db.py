@@ -106,11 +106,19 @@ def connect(
             conn.set_busy_handler(BusyWait(BUSY_TIMEOUT_MS, on_busy))
         for pragma in database.connection_pragmas(readonly):
             conn.execute(pragma)
+        conn.register_fts5_function(fts.HELD_FUNCTION, terms_held)
     except DAMAGE as exc:
         raise damaged(path, exc) from None
     except apsw.Error as exc:
         raise IndexError_(f"cannot open the index {path}: {exc}") from None
     return conn
+
+
+def terms_held(api: apsw.FTS5ExtensionApi, *_: object) -> int:
+    """FTS5 auxiliary function: which of the query's phrases the current row holds, as a
+    bitmask (bit i: phrase i). Search queries quote each term as one phrase, so bit i is
+    term i (engine/search/coordination.py)."""
+    return sum(1 << i for i in range(min(api.phrase_count, 63)) if api.phrase_columns(i))
 
 
 def _create_file(path: Path) -> None:

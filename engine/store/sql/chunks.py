@@ -89,6 +89,38 @@ def neighbours_sql() -> str:
     )
 
 
+def around_seq_sql() -> str:
+    """The chunks just after and just before one chunk in its file, the next first, with
+    their metadata (bound: seq)."""
+    return (
+        "SELECT n.seq, n.metadata FROM chunks h JOIN chunks n "
+        "ON n.source_file = h.source_file AND n.ordinal BETWEEN h.ordinal - 1 AND h.ordinal + 1 "
+        "WHERE h.seq = ? AND n.seq != h.seq ORDER BY n.ordinal < h.ordinal, n.ordinal, n.seq"
+    )
+
+
+def note_named_sql() -> str:
+    """The first chunk of the note a [[wikilink]] names: by the note's title (a section's
+    title starts "<title> › ") or by file name, as Obsidian resolves it (case-insensitive;
+    bound: the link target, '/<target>.md')."""
+    return (
+        "WITH link(name, file) AS (SELECT ?, ?) SELECT c.seq FROM chunks c, link "
+        "WHERE c.title = link.name COLLATE NOCASE "
+        "OR substr(c.title, 1, length(link.name) + 3) = link.name || ' › ' COLLATE NOCASE "
+        "OR substr(c.source_file, -length(link.file)) = link.file COLLATE NOCASE "
+        "ORDER BY c.ordinal, c.seq LIMIT 1"
+    )
+
+
+def record_by_id_sql(type_count: int) -> str:
+    """The chunk of the record with this id among `type_count` source types (bound: the
+    types, the record id)."""
+    return (
+        f"SELECT seq FROM chunks WHERE source_type IN ({placeholders(type_count)}) "
+        "AND json_extract(metadata, '$.record_id') = ? LIMIT 1"
+    )
+
+
 # -- by seq ---------------------------------------------------------------------------------
 
 

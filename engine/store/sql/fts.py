@@ -5,6 +5,9 @@ from __future__ import annotations
 from engine.store.sql.base import placeholders
 
 _MATCH_JOIN = "FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid"
+# The auxiliary function every connection registers (engine/store/db.py `terms_held`): the
+# query phrases a matching row holds, as a bitmask.
+HELD_FUNCTION = "memex_held"
 
 
 def bm25_sql(filter_sql: str) -> str:
@@ -17,9 +20,12 @@ def bm25_sql(filter_sql: str) -> str:
     sorts its own matches and SQLite reads them in order, joining `chunks` only until the
     limit is met. `ORDER BY bm25(…)` returns the same list but makes SQLite join and sort
     every match: 200 ms against 41 ms p50 at 100k chunks (docs/benchmarks.md).
+
+    The third column is the terms each hit holds (`HELD_FUNCTION`), computed for the
+    returned rows only: the coordination list's evidence at no extra query.
     """
     return (
-        f"SELECT c.seq, chunks_fts.rank AS score {_MATCH_JOIN} "
+        f"SELECT c.seq, chunks_fts.rank AS score, {HELD_FUNCTION}(chunks_fts) {_MATCH_JOIN} "
         f"WHERE chunks_fts MATCH ? AND chunks_fts.rank MATCH 'bm25(1.0, 2.0)'{filter_sql} "
         "ORDER BY chunks_fts.rank LIMIT ?"
     )
@@ -36,9 +42,13 @@ def highlight_sql(count: int) -> str:
     )
 
 
-def matching_rowids_sql(count: int) -> str:
-    """Which of `count` rowids match (bound: the MATCH expression, the rowids)."""
-    return f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({placeholders(count)})"
+def held_by_rowid_sql() -> str:
+    """The terms one row holds (bound: the MATCH expression, the rowid); no row when it
+    holds none. FTS5 seeks each term's doclist to the rowid: ~0.1 ms a row at 10k chunks,
+    where `rowid IN (…)` with MATCH reads every match."""
+    return (
+        f"SELECT {HELD_FUNCTION}(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?"
+    )
 
 
 def capped_frequency_sql() -> str:

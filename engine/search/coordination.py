@@ -1,0 +1,89 @@
+"""Coordination: how much of the query a keyword hit holds, and a list ranked by it.
+
+BM25 adds up per-term scores, so a chunk that repeats one rare word can outrank one that
+holds every word of the question once; on chat windows (~10 short messages) that is most
+of what goes wrong on the keyword side. The coordination list re-orders the keyword hits
+by the IDF-weighted share of the query's distinct terms each holds (ties keep BM25's
+order) and joins the fusion as one more vote (`search.coverage_weight`): a graded form of
+the exact-match list, which votes only for chunks holding every term. Measured on the dev
+data (docs/benchmarks.md, "Coordination"): LoCoMo hybrid MRR@10 0.745 → 0.761, QMSum
+0.410 → 0.403. The same shares are the floor's keyword evidence (engine/search/floor.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import apsw
+
+from engine.search import fts
+from engine.store.sql import chunks as chunks_sql
+from engine.store.sql import fts as fts_sql
+
+FREQUENCY_CAP = 1000  # documents counted per term: beyond it a term is simply common
+
+
+def term_weights(conn: apsw.Connection, terms: Sequence[str], prefix: bool = False) -> list[float]:
+    """Each term's weight, log(1 + N / df) with df counted up to `FREQUENCY_CAP`: a term
+    absent from the whole index weighs the most, so "Mongolia" missing is not made up for
+    by "capital" (0 for a term FTS5 cannot take: it weighs nothing either way)."""
+    total = max(1, int(conn.execute(chunks_sql.max_seq_sql()).fetchone()[0]))
+    weights = []
+    for index, term in enumerate(terms):
+        expression = fts.match_expression([term], prefix_last=prefix and index == len(terms) - 1)
+        try:
+            frequency = conn.execute(
+                fts_sql.capped_frequency_sql(), (expression, FREQUENCY_CAP)
+            ).fetchone()[0]
+        except apsw.Error:
+            weights.append(0.0)
+            continue
+        weights.append(math.log(1.0 + total / max(1, frequency)))
+    return weights
+
+
+def held_terms(
+    conn: apsw.Connection, terms: Sequence[str], seqs: Sequence[int], prefix: bool = False
+) -> dict[int, int]:
+    """seq -> the terms it holds, as a bitmask (bit i: terms[i]), for each of `seqs`."""
+    expression = fts.match_expression(list(terms), prefix_last=prefix)
+    held = dict.fromkeys(seqs, 0)
+    if expression is None:
+        return held
+    try:
+        for seq in seqs:
+            for (mask,) in conn.execute(fts_sql.held_by_rowid_sql(), (expression, seq)):
+                held[seq] = int(mask)
+    except apsw.Error:
+        pass
+    return held
+
+
+def keyword_shares(
+    conn: apsw.Connection,
+    terms: Sequence[str],
+    seqs: Sequence[int],
+    prefix: bool = False,
+    held: Mapping[int, int] | None = None,
+) -> dict[int, float]:
+    """seq -> Σ weight(terms it holds) / Σ weight(every term), for each of `seqs` (0 when
+    it holds none). `held`: the bitmasks already known (the BM25 query returns them for
+    its hits, `fts.bm25_sql`); the others are looked up row by row."""
+    if not terms or not seqs:
+        return dict.fromkeys(seqs, 0.0)
+    known = dict(held or {})
+    missing = [s for s in seqs if s not in known]
+    if missing:
+        known.update(held_terms(conn, terms, missing, prefix))
+    weights = term_weights(conn, terms, prefix)
+    total = sum(weights)
+    if total <= 0:
+        return dict.fromkeys(seqs, 0.0)
+    bits = list(enumerate(weights))
+    return {s: sum(w for i, w in bits if known[s] >> i & 1) / total for s in seqs}
+
+
+def by_share(seqs: Sequence[int], shares: Mapping[int, float]) -> list[int]:
+    """`seqs` (a ranked list) re-ordered by their share, highest first; ties keep their order."""
+    return sorted(seqs, key=lambda s: -shares.get(s, 0.0))

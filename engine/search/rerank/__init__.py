@@ -1,0 +1,86 @@
+"""The re-ranking stage: the head of the ranked pool re-scored by a cross-encoder.
+
+After fusion, recency and injection (`Searcher._rank`) and before the relevance floor, the
+first `rerank.depth` chunks are sent with the query to a backend (`rerank.backend`: an HTTP
+re-rank server, `http.py`, or an ONNX model folder, `onnx.py`) and put back in the order of
+its scores; profiles keep their place (stage.py). A failing backend never fails the search:
+the results come back un-reranked with one warning, and the backend is left alone for
+`rerank.cooldown_seconds` so typing never waits on a dead server. docs/reranking.md.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from engine.search.rerank import http, onnx
+from engine.search.rerank.base import Backend, BackendFactory, RerankError, Scores
+from engine.search.rerank.stage import document_text, head_positions, reorder
+from engine.search.stages import Candidate
+from engine.settings import Settings
+
+BACKENDS: dict[str, BackendFactory] = {"http": http.create, "onnx": onnx.create}
+
+
+class Reranker:
+    """A Searcher's re-ranking stage. Holds its backend once made (at the first search with
+    the stage on: nothing is loaded while `rerank.backend` is off) and the last failure."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        backends: Mapping[str, BackendFactory] = BACKENDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._settings = settings
+        self.config = settings.rerank
+        self._backends = backends
+        self._clock = clock
+        self.backend: Backend | None = None
+        self._failed: tuple[float, str] | None = None  # when, and what was said
+
+    def apply(
+        self,
+        candidates: list[Candidate],
+        query: str,
+        rows: Mapping[int, Mapping[str, Any]],
+        warnings: list[str],
+    ) -> list[Candidate]:
+        """The candidates with their head re-ordered by the backend's scores; unchanged, with
+        a warning appended, when it cannot score."""
+        cfg = self.config
+        if cfg.backend == "off" or not query.strip():
+            return candidates
+        positions = head_positions(candidates, cfg.depth, rows)
+        if not positions:
+            return candidates
+        texts = [document_text(rows[int(candidates[p].key)], cfg.max_chars) for p in positions]
+        try:
+            scores = self._scores(query, texts)
+        except RerankError as exc:
+            warnings.append(f"{exc}; results are not re-ranked.")
+            return candidates
+        return reorder(candidates, positions, scores)
+
+    def _scores(self, query: str, documents: Sequence[str]) -> Scores:
+        """The backend's scores (made on first use); RerankError while it rests after a
+        failure, or when it fails now."""
+        if self._failed is not None:
+            when, said = self._failed
+            left = self.config.cooldown_seconds - (self._clock() - when)
+            if left > 0:
+                raise RerankError(f"{said} (next try in {left:.0f} s)")
+        try:
+            if self.backend is None:
+                self.backend = self._backends[self.config.backend](self._settings)
+            scores = self.backend.scores(query, documents)
+        except RerankError as exc:
+            self._failed = (self._clock(), str(exc))
+            raise
+        self._failed = None
+        return scores
+
+
+__all__ = ["BACKENDS", "Backend", "RerankError", "Reranker", "Scores"]

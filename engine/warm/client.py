@@ -1,0 +1,123 @@
+"""`memex --search` through a warm process, before the one-shot path loads anything heavy.
+
+`try_warm(argv)` returns the exit code of a search a running app or `memex watch` answered
+(its stdout and stderr already written, as the one-shot path would have written them), or
+None: no warm process for this index and these settings, a stale socket, another version,
+a decline or any error — then the caller runs the one-shot path as if nothing happened.
+MEMEX_NO_WARM=1 or `search.warm_cli = false` turn it off; MEMEX_WARM_DEBUG=1 adds one
+line on stderr naming the process that answered.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.warm import argv as cli_argv
+from engine.warm.identity import cli_settings, identity
+from engine.warm.protocol import MAX_REPLY_BYTES, PROTOCOL, ProtocolError, receive, send
+from engine.warm.runtime import address_for, connect
+
+ENV_OFF = "MEMEX_NO_WARM"
+ENV_DEBUG = "MEMEX_WARM_DEBUG"
+CONNECT_TIMEOUT_SECONDS = 0.05
+REPLY_TIMEOUT_SECONDS = 30.0  # a search that takes longer runs again on the one-shot path
+EXIT_INTERRUPTED = 130  # engine.cli.common.EXIT_INTERRUPTED (that module loads apsw)
+EXIT_BROKEN_PIPE = 141  # engine.cli.stdio.EXIT_BROKEN_PIPE
+
+
+def try_warm(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int | None:
+    """The exit code of a warm answer, written out; None to run the one-shot path."""
+    env = os.environ if env is None else env
+    try:
+        reply = ask(argv, env)
+        if reply is None:
+            return None
+        return write_reply(reply, env)
+    except KeyboardInterrupt:
+        sys.stderr.write("memex: interrupted\n")
+        return EXIT_INTERRUPTED
+
+
+def enabled(env: Mapping[str, str]) -> bool:
+    return env.get(ENV_OFF, "").strip().lower() in ("", "0", "false", "no")
+
+
+def ask(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any] | None:
+    """The server's reply to this search, or None (not for the warm path, or no answer)."""
+    glued = cli_argv.glue_values(argv)
+    if not enabled(env) or not cli_argv.is_plain_search(glued):
+        return None
+    common = cli_argv.common_options(glued)
+    if common is None:
+        return None
+    try:  # a bad config or flag: the one-shot path says so, in its own words
+        settings = cli_settings(common.root, common.db, common.config)
+        if not settings.search.warm_cli:
+            return None
+        sock, token = connect(address_for(settings.db_path, env), CONNECT_TIMEOUT_SECONDS)
+    except Exception:
+        return None
+    request = {
+        "memex": PROTOCOL,
+        "op": "search",
+        "version": _version(),
+        "identity": identity(settings, env),
+        "argv": list(argv),
+        "common": common.as_json(),
+        "token": token,
+    }
+    with sock:
+        try:
+            sock.settimeout(REPLY_TIMEOUT_SECONDS)
+            send(sock, request)
+            reply = receive(sock, MAX_REPLY_BYTES)
+        except (OSError, ProtocolError):
+            return None
+    return reply if answered(reply) else None
+
+
+def answered(reply: dict[str, Any]) -> bool:
+    """A well-formed answer (a decline, an error reply or anything odd is not)."""
+    return (
+        reply.get("ok") is True
+        and isinstance(reply.get("stdout"), str)
+        and isinstance(reply.get("stderr"), str)
+        and type(reply.get("code")) is int
+    )
+
+
+def write_reply(reply: dict[str, Any], env: Mapping[str, str]) -> int:
+    """Write the answer as the one-shot path would; a closed stdout pipe: quiet, 141."""
+    try:
+        sys.stdout.write(reply["stdout"])
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return EXIT_BROKEN_PIPE
+    sys.stderr.write(reply["stderr"])
+    if env.get(ENV_DEBUG):
+        sys.stderr.write(
+            f"memex: answered by the warm process {reply.get('pid')} "
+            f"(request {reply.get('served')})\n"
+        )
+    sys.stderr.flush()
+    code: int = reply["code"]
+    return code
+
+
+def _drop_stdout() -> None:
+    """As engine.cli.stdio: devnull behind stdout, so the exit-time flush cannot raise."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _version() -> str:
+    from engine import __version__
+
+    return __version__
