@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 from desktop.instance import InstanceServer, send, socket_name
 from engine.cli.common import CliError, settings_from
 from engine.cli.search import search_parser
+from engine.cli.warm import BackgroundServer
 
 _QUIET = ("This plugin does not support", "QFont::setPixelSize")
 
@@ -62,6 +63,11 @@ def _quit_on_signals(app: QApplication) -> QTimer:
     return timer
 
 
+def _note(message: str) -> None:
+    sys.stderr.write(f"memex: {message}\n")
+    sys.stderr.flush()
+
+
 def main(argv: Sequence[str]) -> int:
     try:
         args = search_parser().parse_args(list(argv))
@@ -94,11 +100,15 @@ def main(argv: Sequence[str]) -> int:
         memex.window.summon()
         memex.open_settings()  # first run: choose the data folders
     ticker = _quit_on_signals(app)
+    # `memex --search` is answered by this process's warm engine (engine/cli/warm.py).
+    searches = BackgroundServer(lambda: memex.tasks.engine, settings, _note)
+    searches.start()
     sys.stderr.write(f"memex: running (instance {name})\n")
     sys.stderr.flush()
     try:
         return int(app.exec())
     finally:
         ticker.stop()
+        searches.close()
         memex.shutdown()
         server.close()

@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import getpass
 import hashlib
-import os
 import re
-import stat
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 
-import platformdirs
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+# The same private folder as the warm search socket's (Qt-free, so it lives in the engine).
+from engine.warm.runtime import runtime_folder
 
 ENV_NAME = "MEMEX_INSTANCE"  # tests and side-by-side installs pick their own name
 COMMANDS = ("toggle", "show", "quit")
@@ -44,28 +43,6 @@ def socket_name(env: Mapping[str, str]) -> str:
     if sys.platform == "win32":
         return name
     return str(runtime_folder(env) / name)
-
-
-def runtime_folder(env: Mapping[str, str]) -> Path:
-    """$XDG_RUNTIME_DIR when it is the user's own folder and private, else a 0700 `run`
-    folder in the user's cache folder (in their home: no other user can create it first)."""
-    given = env.get("XDG_RUNTIME_DIR")
-    if given and os.path.isabs(given) and _private(Path(given)):
-        return Path(given)
-    folder = Path(platformdirs.user_cache_dir("memex")) / "run"
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
-    return folder
-
-
-def _private(folder: Path) -> bool:
-    """A real folder (not a link), owned by this user, that no one else may enter."""
-    try:
-        info = os.lstat(folder)
-    except OSError:
-        return False
-    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
-    return stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & 0o077
 
 
 def send(name: str, command: str, timeout_ms: int = TIMEOUT_MS) -> bool:

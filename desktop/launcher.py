@@ -35,6 +35,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 4
         return int(app_main(args))
     try:
+        # A running app or `memex watch` answers a search at once; the one-shot path
+        # loads numpy, onnxruntime and the model first (engine/warm/client.py).
+        from engine.warm.client import try_warm
+
+        code = try_warm(args)
+        if code is not None:
+            return code
         from engine.cli import main as cli_main
     except KeyboardInterrupt:  # Ctrl+C while numpy, onnxruntime & co. load: no traceback
         sys.stderr.write("memex: interrupted\n")

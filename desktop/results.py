@@ -37,6 +37,7 @@ from engine.records import SearchResult
 ResultRole = Qt.ItemDataRole.UserRole + 1
 ROW_HEIGHT = 86
 ICON = 30
+RELATED_LABEL = "Related"  # the badge of a result linked to a hit (engine/search/related.py)
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 
@@ -156,10 +157,19 @@ class ResultDelegate(QStyledItemDelegate):
         font.setPixelSize(11)
         font.setWeight(QFont.Weight.Normal)
         painter.setFont(font)
-        painter.setPen(QColor(t["muted"]))
-        where = Path(result.source_file).name + (f" · {result.location}" if result.location else "")
-        text = f"{type_label(result.source_type)}  ·  {where}"
+        painter.setPen(QColor(t["accent_text" if result.related else "muted"]))
+        text = meta_text(result)
         elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideMiddle, box.width())
         painter.drawText(
             box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), elided
         )
+
+
+def meta_text(result: SearchResult) -> str:
+    """The muted line under a hit: "Related ·" for context linked to a hit, the type, the
+    file and place, and how many sections of a note matched."""
+    where = Path(result.source_file).name + (f" · {result.location}" if result.location else "")
+    text = f"{type_label(result.source_type)}  ·  {where}"
+    if result.sections > 1:
+        text += f"  ·  {result.sections} sections match"
+    return f"{RELATED_LABEL}  ·  {text}" if result.related else text

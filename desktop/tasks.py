@@ -32,7 +32,7 @@ from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.index.status import collect_status
 from engine.index.watcher import Watcher
 from engine.index.writer import BatchResult, Writer
-from engine.records import IndexStats, Person
+from engine.records import IndexStats, Person, SearchResult
 from engine.search import Searcher, facets
 from engine.search.neighbours import Neighbour, neighbours
 from engine.settings import Settings
@@ -65,6 +65,12 @@ class _GuiReporter:
 
     def on_error(self, path: str, message: str) -> None:
         self._tasks.post(lambda: self._tasks.file_error.emit(path, message))
+
+
+def _print_failure(future: Future[Any]) -> None:
+    error = future.exception()
+    if error is not None:
+        traceback.print_exception(error)
 
 
 class Tasks(QObject):
@@ -208,6 +214,14 @@ class Tasks(QObject):
             found = searcher.matcher.find(request.query)
             person = found.as_dict() if found else None
         return SearchAnswer(request, response, counts, person=person)
+
+    def record_open(self, result: SearchResult) -> None:
+        """The user opened this hit: noted on the writer thread, for frecency (a failure
+        only costs the lift, so it is printed, not shown)."""
+        if self._closed:
+            return
+        future = self.engine.record_open(result.id, result.source_file)
+        future.add_done_callback(_print_failure)
 
     def warm_up(self) -> None:
         """Open each reader's connection and load its query model before the first keystroke."""

@@ -183,7 +183,8 @@ class SearchWindow(WindowLayout, QWidget):
         self.model.set_results(hits)
         # The hits on the page, and the keyword matches the chip(s) that are on count.
         matches = keyword_matches(answer.counts, answer.request.source_types)
-        self.status.setText(status_text(len(hits), matches, response.took_ms, response.mode))
+        direct = sum(not r.related for r in hits)  # related context is not a hit
+        self.status.setText(status_text(direct, matches, response.took_ms, response.mode))
         if hits:
             self.body.setCurrentIndex(0)
             self.list.setCurrentIndex(self.model.index(0))
@@ -252,6 +253,7 @@ class SearchWindow(WindowLayout, QWidget):
         else:
             done = self.opener.open(result.source_file, line_of(result.location))
         if done:
+            self.tasks.record_open(result)  # frecency: lifted a little next time
             self.dismiss()
         return done
 
