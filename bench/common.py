@@ -27,7 +27,9 @@ Run = dict[str, list[str]]  # query id -> ranked result ids, best first
 def bench_settings(
     roots: Sequence[Path], db_path: Path, now: str | None = None, **overrides: Any
 ) -> Settings:
-    """Settings that ignore the user's config file and environment."""
+    """Settings that ignore the user's config file and environment. Frecency is off: a
+    benchmark measures the ranking, not what someone once opened in this index."""
+    overrides.setdefault("search__frecency", False)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     config = db_path.parent / "bench-config.toml"
     config.write_text("")
@@ -204,3 +206,18 @@ def write_figures(name: str, before: dict[str, Any], figures: dict[str, Any]) ->
     (OUT / f"{name}.json").write_text(
         json.dumps({"machine_before": before, "machine_after": after, **figures}, indent=2)
     )
+
+
+def parse_sets(items: Sequence[str]) -> dict[str, Any]:
+    """`search.rrf_k=20` → {"search__rrf_k": "20"}; JSON values (true, 0.5, {…}) are decoded."""
+    changes: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--set wants KEY=VALUE, got {item!r}")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        changes[key.strip().replace(".", "__")] = value
+    return changes

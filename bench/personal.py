@@ -32,6 +32,7 @@ from bench.common import (
     engine_code_files,
     evaluate,
     markdown_table,
+    parse_sets,
 )
 from engine.index.runs import reindex
 from engine.people import slugify
@@ -252,11 +253,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--modes", action="store_true", help="also score bm25 and vector alone (a table of means)"
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="search.KEY=VALUE",
+        help="change a setting for this run (a stage on or off), as bench.quality takes it",
+    )
     args = p.parse_args(argv)
     if not CASES.exists():
         print(f"skipped: {CASES.relative_to(REPO)} does not exist yet")
         return 0
-    settings = demo_index(args.rebuild)
+    settings = demo_index(args.rebuild).with_values(**parse_sets(args.set))
     summary = benchmark(settings)
     print(report(summary))
     if args.modes:
@@ -267,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"problem: {problem}", file=sys.stderr)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(summary, indent=2, ensure_ascii=False))
+    if args.update_baseline and args.set:
+        raise SystemExit("--update-baseline records the default settings: drop --set")
     if args.update_baseline:
         write_baseline(summary)
         print(f"baseline written to {BASELINE.relative_to(REPO)}")

@@ -36,6 +36,7 @@ from bench.common import (
     machine,
     markdown_table,
     mean,
+    parse_sets,
 )
 from engine.embedders import create_embedder
 from engine.index.runs import reindex
@@ -77,6 +78,16 @@ CONFIGS = (
     Config("hybrid − diversity", "hybrid", (("search__diversity", False),)),
     Config("hybrid, over-fetch 1", "hybrid", (("search__overfetch", 1),)),
     Config("hybrid − relevance floor", "hybrid", (("search__floor", False),)),
+    Config("hybrid − coverage list", "hybrid", (("search__coverage_weight", 0.0),)),
+    Config(
+        "hybrid − coverage list + exact list (before)",
+        "hybrid",
+        (("search__coverage_weight", 0.0), ("search__exact_weight", 1.0)),
+    ),
+    Config("hybrid + exact list", "hybrid", (("search__exact_weight", 1.0),)),
+    Config("hybrid − entity first", "hybrid", (("search__entity_first", False),)),
+    Config("hybrid + note-level grouping", "hybrid", (("search__group_sections", True),)),
+    Config("hybrid + related context", "hybrid", (("search__related", True),)),
 )
 
 
@@ -178,21 +189,6 @@ def measure(
         }
         print(f"  {config.name}: {ms:.1f} ms/query", file=sys.stderr)
     return results
-
-
-def parse_sets(items: Sequence[str]) -> dict[str, Any]:
-    """`search.rrf_k=20` → {"search__rrf_k": "20"}; JSON values (true, 0.5, {…}) are decoded."""
-    changes: dict[str, Any] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--set wants KEY=VALUE, got {item!r}")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        changes[key.strip().replace(".", "__")] = value
-    return changes
 
 
 # -- report ---------------------------------------------------------------------------------

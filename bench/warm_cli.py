@@ -1,0 +1,222 @@
+"""Warm CLI (issue 16): `memex --search` answered by a running `memex watch` vs the one-shot.
+
+    .venv/bin/python -m bench.warm_cli [--runs 21] [--quiet-load L]
+
+On the demo index (built once into bench/out/warm_cli-run/demo/) and on a copy of the 10k
+perf index (bench/out/perf-10000-*/memex.db, its layer read in place), times the wall clock
+of whole `memex … --search Q --json` child processes, median of `--runs` each:
+
+- one-shot: MEMEX_NO_WARM=1, today's path (numpy, onnxruntime, the model, a vec0 scan);
+- nothing running: the client tries the socket, finds none and runs the one-shot path;
+- warm: a `memex watch` on the same index answers over its socket (each answer checked
+  through MEMEX_WARM_DEBUG's stderr line), its output compared with the one-shot's.
+
+Every child runs with its XDG folders in bench/out/warm_cli-run/, never the user's.
+Writes bench/out/warm_cli.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import demo, perf_index
+from bench.common import OUT, add_quiet_load, machine, markdown_table, wait_for_quiet, write_figures
+
+WORK = OUT / "warm_cli-run"
+QUERIES = ("standup time", "Jonas birthday", "board game night", "budget review")
+ANSWERED = re.compile(rb"memex: answered by the warm process (\d+)")
+XDG = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR")
+
+
+def private_env() -> dict[str, str]:
+    """The children's environment: every XDG folder inside WORK (runtime: 0700)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEX_")}
+    for name in XDG:
+        folder = WORK / "xdg" / name.lower()
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.chmod(0o700)
+        env[name] = str(folder)
+    return env
+
+
+def demo_index(env: dict[str, str], rebuild: bool) -> list[str]:
+    """`--root/--db/--config` of the demo layer, indexed once (real local model)."""
+    target = WORK / "demo"
+    if rebuild or not (target / "memex.db").exists():
+        os.environ.update({k: env[k] for k in XDG})  # the reindex child's run log: in WORK
+        demo.build(target)
+    return perf_index.cli_args(target)
+
+
+def perf_index_copy(chunks: int) -> list[str]:
+    """A copy of the built perf index's file, over its layer where it is (read only)."""
+    source = perf_index.target_dir(chunks)
+    if not (source / "memex.db").exists():
+        raise SystemExit(f"no built perf index in {source}: run python -m bench.perf_index")
+    target = WORK / f"perf-{chunks}"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(source / "memex.db", target / "memex.db")
+    (target / "config.toml").write_text("")
+    layer = str(source / "layer")
+    return [
+        "--root",
+        layer,
+        "--db",
+        str(target / "memex.db"),
+        "--config",
+        str(target / "config.toml"),
+    ]
+
+
+def run_search(args: list[str], query: str, env: dict[str, str]) -> tuple[float, bytes, bytes]:
+    """One `memex … --search query --json` child: (wall seconds, stdout, stderr)."""
+    command = [*perf_index.memex_command(), *args, "--search", query, "--json"]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, env=env, check=True)
+    return time.perf_counter() - started, done.stdout, done.stderr
+
+
+def timed(args: list[str], env: dict[str, str], runs: int, warm: bool) -> dict[str, Any]:
+    """Median and spread of `runs` searches; `warm`: each one must be a warm answer."""
+    walls, answered = [], 0
+    for n in range(runs):
+        wall, _, err = run_search(args, QUERIES[n % len(QUERIES)], env)
+        walls.append(wall)
+        answered += bool(ANSWERED.search(err))
+    if warm and answered != runs:
+        raise SystemExit(f"only {answered} of {runs} searches were answered warm")
+    if not warm and answered:
+        raise SystemExit(f"{answered} searches were answered warm with nothing running")
+    return {
+        "median_s": round(statistics.median(walls), 4),
+        "min_s": round(min(walls), 4),
+        "max_s": round(max(walls), 4),
+        "runs": runs,
+        "answered_warm": answered,
+    }
+
+
+def timeless(stdout: bytes) -> bytes:
+    return re.sub(rb'"took_ms": [0-9.]+', b'"took_ms": 0', stdout)
+
+
+class Watch:
+    """`memex watch` in a child process, until `stop`."""
+
+    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+        self.log = log
+        with log.open("wb") as out:
+            self.child = subprocess.Popen(
+                [*perf_index.memex_command(), *args, "watch"],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        deadline = time.monotonic() + 300
+        while b"watching with" not in log.read_bytes():  # the catch-up scan is over
+            if self.child.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"memex watch did not start: {log.read_text()}")
+            time.sleep(0.1)
+
+    def rss_mb(self) -> float:
+        status = Path(f"/proc/{self.child.pid}/status").read_text()
+        found = re.search(r"VmRSS:\s+(\d+) kB", status)
+        return int(found.group(1)) / 1024 if found else 0.0
+
+    def stop(self) -> None:
+        self.child.send_signal(signal.SIGTERM)
+        self.child.wait(timeout=120)
+
+
+def same_output(args: list[str], env: dict[str, str]) -> bool:
+    """The warm answer and the one-shot answer agree byte for byte (timing aside)."""
+    one_shot = {**env, "MEMEX_NO_WARM": "1"}
+    return all(
+        timeless(run_search(args, q, env)[1]) == timeless(run_search(args, q, one_shot)[1])
+        for q in QUERIES
+    )
+
+
+def measure(name: str, args: list[str], env: dict[str, str], runs: int) -> dict[str, Any]:
+    """The three figures for one index."""
+    debug = {**env, "MEMEX_WARM_DEBUG": "1"}
+    figures: dict[str, Any] = {"args": args}
+    figures["one_shot"] = timed(args, {**debug, "MEMEX_NO_WARM": "1"}, runs, warm=False)
+    figures["nothing_running"] = timed(args, debug, runs, warm=False)
+    watch = Watch(args, env, WORK / f"watch-{name}.log")
+    try:
+        for query in QUERIES:  # untimed: the server loads the model and the vectors
+            run_search(args, query, env)
+        figures["warm"] = timed(args, debug, runs, warm=True)
+        figures["same_output"] = same_output(args, debug)
+        figures["watch_rss_mb"] = round(watch.rss_mb(), 1)
+    finally:
+        watch.stop()
+    return figures
+
+
+def interpreter_start(runs: int) -> float:
+    """The floor: a bare `python -c pass` of the same interpreter."""
+    walls = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        walls.append(time.perf_counter() - started)
+    return round(statistics.median(walls), 4)
+
+
+def table(figures: dict[str, Any]) -> str:
+    rows = []
+    for name in ("demo", "perf-10000"):
+        f = figures[name]
+        rows.append(
+            [
+                name,
+                f"{f['one_shot']['median_s']:.3f} s",
+                f"{f['nothing_running']['median_s']:.3f} s",
+                f"{f['warm']['median_s']:.3f} s",
+                f"{f['watch_rss_mb']:.0f} MB",
+                "yes" if f["same_output"] else "NO",
+            ]
+        )
+    headers = ["index", "one-shot", "nothing running", "warm (watch)", "watch RSS", "same output"]
+    return markdown_table(headers, rows)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench.warm_cli", description=__doc__.split("\n")[0])
+    p.add_argument("--runs", type=int, default=21, help="searches timed per figure (median)")
+    p.add_argument("--rebuild", action="store_true", help="index the demo layer again")
+    add_quiet_load(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    WORK.mkdir(parents=True, exist_ok=True)
+    env = private_env()
+    indexes = {"demo": demo_index(env, args.rebuild), "perf-10000": perf_index_copy(10_000)}
+    if args.quiet_load:
+        wait_for_quiet(args.quiet_load)
+    before = machine()
+    figures: dict[str, Any] = {"python_start_s": interpreter_start(args.runs)}
+    for name, index_args in indexes.items():
+        figures[name] = measure(name, index_args, env, args.runs)
+    print(table(figures))
+    print(f"\nbare interpreter start: {figures['python_start_s']:.3f} s")
+    write_figures("warm_cli", before, figures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
