@@ -48,10 +48,11 @@ def _keyring() -> Any:
     return keyring
 
 
-def keyring_get() -> str | None:
-    """The key stored in the keyring, or None; a broken keyring counts as no key."""
+def keyring_get(user: str = KEYRING_USER) -> str | None:
+    """The key stored in the keyring for `user` (the OpenAI key unless told), or None; a
+    broken keyring counts as no key."""
     try:
-        value = _keyring().get_password(KEYRING_SERVICE, KEYRING_USER)
+        value = _keyring().get_password(KEYRING_SERVICE, user)
     except KeyringUnavailable:
         return None
     except Exception:  # any backend failure (D-Bus down, locked) must not stop search

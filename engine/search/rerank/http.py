@@ -24,8 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeGuard
 from urllib.parse import urlparse
 
-from engine.embedders.apikeys import KEYRING_SERVICE, ApiKey, KeyringUnavailable, is_local_url
-from engine.embedders.apikeys import _keyring as system_keyring
+from engine.embedders.apikeys import KEYRING_SERVICE, ApiKey, is_local_url, keyring_get
 from engine.search.rerank.base import RerankError, Scores
 from engine.settings import Settings
 
@@ -42,13 +41,8 @@ def rerank_key(env: Mapping[str, str] | None = None) -> ApiKey | None:
     value = env.get(ENV_VAR, "").strip()
     if value:
         return ApiKey(value, "env")
-    try:
-        stored = system_keyring().get_password(KEYRING_SERVICE, KEYRING_USER)
-    except KeyringUnavailable:
-        return None
-    except Exception:  # any backend failure (D-Bus down, locked) must not stop search
-        return None
-    return ApiKey(str(stored), "keyring") if stored else None
+    stored = keyring_get(KEYRING_USER)
+    return ApiKey(stored, "keyring") if stored else None
 
 
 def endpoint(base_url: str) -> str:
