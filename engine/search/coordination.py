@@ -4,10 +4,13 @@ BM25 adds up per-term scores, so a chunk that repeats one rare word can outrank 
 holds every word of the question once; on chat windows (~10 short messages) that is most
 of what goes wrong on the keyword side. The coordination list re-orders the keyword hits
 by the IDF-weighted share of the query's distinct terms each holds (ties keep BM25's
-order) and joins the fusion as one more vote (`search.coverage_weight`): a graded form of
-the exact-match list, which votes only for chunks holding every term. Measured on the dev
-data (docs/benchmarks.md, "Coordination"): LoCoMo hybrid MRR@10 0.745 → 0.761, QMSum
-0.410 → 0.403. The same shares are the floor's keyword evidence (engine/search/floor.py).
+order) and joins the fusion as one more vote (`search.coverage_weight`), scaled by the
+share (engine/search/ranking.py): a graded form of the exact-match list, which votes only
+for chunks holding every term. Measured on the dev data (docs/benchmarks.md,
+"Coordination"), with the exact list off and the vector list at 1.25: hybrid MRR@10 LoCoMo
+0.745 → 0.762, QMSum 0.409 → 0.413. The same shares are the floor's keyword evidence
+(engine/search/floor.py). The terms a BM25 hit holds come back with the BM25 query itself
+(`fts.bm25_sql`'s third column); only hits from elsewhere are looked up row by row.
 """
 
 from __future__ import annotations
