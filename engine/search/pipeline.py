@@ -269,7 +269,7 @@ class Searcher:
                 if partial:
                     warnings.append(partial)
             elif mode == "vector" or warnings:
-                lists = {"bm25": list(self.bm25(terms, k, filters, prefix))}
+                lists = {"bm25": list(held or self.bm25(terms, k, filters, prefix))}
                 mode = "bm25"
         return Retrieved(lists, mode, qvec, cosines, shares)
 
