@@ -34,7 +34,7 @@ def type_counts(
     if expression is None:
         return {}
     persons = tuple(_person(name, matcher) for name in people)
-    where, params = chunk_filter_sql(Filters((), since, until, persons))
+    where, params = chunk_filter_sql(Filters((), since, until, persons), people_index=True)
     try:
         rows = conn.execute(type_counts_sql(where), (expression, *params)).fetchall()
     except apsw.Error:

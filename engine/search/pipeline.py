@@ -108,7 +108,7 @@ class Searcher:
         expression = fts.match_expression(terms, prefix_last=prefix, require_all=require_all)
         if expression is None:
             return {}
-        where, params = chunk_filter_sql(filters)
+        where, params = chunk_filter_sql(filters, people_index=True)
         try:
             rows = self.conn.execute(fts.bm25_sql(where), (expression, *params, k)).fetchall()
         except apsw.Error:
