@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import platform
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -176,9 +180,6 @@ def wait_for_quiet(max_load: float, timeout_s: float = 1800, poll_s: float = 15)
 
     Other people's tests on a 2-core machine multiply every latency: timing waits for calm.
     """
-    import sys
-    import time
-
     deadline = time.monotonic() + timeout_s
     load = os.getloadavg()[0]
     while load > max_load and time.monotonic() < deadline:
@@ -221,3 +222,16 @@ def parse_sets(items: Sequence[str]) -> dict[str, Any]:
             value = raw
         changes[key.strip().replace(".", "__")] = value
     return changes
+
+
+@contextlib.contextmanager
+def busy_core() -> Iterator[None]:
+    """One core kept busy by a child process spinning in Python, for the block's duration
+    (issue 16's busy machine: a browser or a build on the other core)."""
+    child = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(1.0)
+        yield
+    finally:
+        child.kill()
+        child.wait()

@@ -15,6 +15,7 @@ bench/out/perf-<chunks>.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import statistics
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from bench import peers, perf_index
-from bench.common import OUT, add_quiet_load, bench_settings, machine, wait_for_quiet
+from bench.common import OUT, add_quiet_load, bench_settings, busy_core, machine, wait_for_quiet
 from bench.perf_data import NOW
 from bench.perf_report import Samples, print_report, write_json
 from engine.embedders import Embedder, create_embedder
@@ -297,6 +298,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached layer and index")
     p.add_argument("--no-peers", action="store_true", help="skip Chroma and rank_bm25")
+    p.add_argument(
+        "--busy",
+        action="store_true",
+        help="keep one core busy (a spinning child process) while measuring; "
+        "writes bench/out/perf-<chunks>-busy.json",
+    )
     add_quiet_load(p)
     return p
 
@@ -308,10 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.quiet_load:
         wait_for_quiet(args.quiet_load)
     before = machine()
-    result = measure(target, build, args.queries, not args.no_peers)
+    with busy_core() if args.busy else contextlib.nullcontext():
+        result = measure(target, build, args.queries, not args.no_peers)
     peer = None if args.no_peers else "peer: embed + Chroma + rank_bm25 + RRF"
     print_report(result, build.chunks, peer)
-    out = OUT / f"perf-{args.chunks}.json"
+    out = OUT / f"perf-{args.chunks}{'-busy' if args.busy else ''}.json"
     write_json(out, before, result)
     print(f"\nload average {before['load_avg_1m']} → {machine()['load_avg_1m']}; JSON in {out}")
     return 0

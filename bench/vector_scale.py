@@ -31,8 +31,6 @@ import argparse
 import contextlib
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import OUT, add_quiet_load, machine, percentiles, wait_for_quiet
+from bench.common import OUT, add_quiet_load, busy_core, machine, percentiles, wait_for_quiet
 from engine.search import quantized as qz
 
 K = 50
@@ -124,18 +122,6 @@ def rss_mb() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-@contextlib.contextmanager
-def busy_core() -> Iterator[None]:
-    """One core kept busy by a child process spinning in Python, for the block's duration."""
-    child = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        time.sleep(1.0)
-        yield
-    finally:
-        child.kill()
-        child.wait()
 
 
 # -- measuring ------------------------------------------------------------------------------
