@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engine.search import Searcher
+from engine.search import Searcher, coordination, fts
+from engine.search.filters import Filters
 from engine.settings import Settings
 
 
@@ -66,3 +67,30 @@ def test_modes_differ_and_report_themselves(demo_index: Settings) -> None:
             assert response.mode == mode and len(response.results) == 5
     finally:
         searcher.close()
+
+
+def test_the_terms_each_bm25_hit_holds_match_a_lookup_row_by_row(demo_index: Settings) -> None:
+    # The coverage list's evidence comes back with the BM25 query (an FTS5 auxiliary
+    # function); the floor looks up other hits one row at a time. Both must agree.
+    searcher = Searcher(demo_index)
+    try:
+        terms = fts.query_terms("ferry bikes Lofoten budget coffee")
+        held = searcher.bm25(terms, 50, Filters())
+        seqs = list(held)
+        from_query = coordination.keyword_shares(searcher.conn, terms, seqs, held=held)
+        row_by_row = coordination.keyword_shares(searcher.conn, terms, seqs)
+    finally:
+        searcher.close()
+    assert len(seqs) > 5 and from_query == row_by_row
+    assert max(from_query.values()) > min(from_query.values()) > 0
+    ranked = coordination.by_share(seqs, from_query)
+    assert [from_query[s] for s in ranked] == sorted(from_query.values(), reverse=True)
+
+
+def test_a_hybrid_hit_shows_its_coverage_vote(demo_index: Settings) -> None:
+    hits = top(demo_index, "Lofoten ferry bikes", explain=True)
+    assert hits and hits[0].explain and hits[0].explain.get("coverage_rank") == 1
+    plain = top(
+        demo_index.with_values(search__coverage_weight=0.0), "Lofoten ferry bikes", explain=True
+    )
+    assert plain and all("coverage_rank" not in (h.explain or {}) for h in plain)
