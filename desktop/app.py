@@ -68,6 +68,17 @@ def _note(message: str) -> None:
     sys.stderr.flush()
 
 
+def _instance_server(name: str) -> InstanceServer:
+    """The one-instance server, listening on `name` (a warning when it cannot)."""
+    server = InstanceServer()
+    if not server.listen(name):
+        sys.stderr.write(
+            f"memex: cannot listen on {name} ({server.error()}); "
+            "a second launch will start a second Memex\n"
+        )
+    return server
+
+
 def main(argv: Sequence[str]) -> int:
     try:
         args = search_parser().parse_args(list(argv))
@@ -84,12 +95,7 @@ def main(argv: Sequence[str]) -> int:
     if send(name, "toggle"):
         sys.stderr.write("memex: Memex is already running; sent it “toggle”\n")
         return 0
-    server = InstanceServer()
-    if not server.listen(name):
-        sys.stderr.write(
-            f"memex: cannot listen on {name} ({server.error()}); "
-            "a second launch will start a second Memex\n"
-        )
+    server = _instance_server(name)
     from desktop.controller import MemexApp
 
     memex = MemexApp(app, settings, overrides=overrides_from(args))
