@@ -69,17 +69,20 @@ def keyword_shares(
     seqs: Sequence[int],
     prefix: bool = False,
     held: Mapping[int, int] | None = None,
+    weights: Sequence[float] | None = None,
 ) -> dict[int, float]:
     """seq -> Σ weight(terms it holds) / Σ weight(every term), for each of `seqs` (0 when
     it holds none). `held`: the bitmasks already known (the BM25 query returns them for
-    its hits, `fts.bm25_sql`); the others are looked up row by row."""
+    its hits, `fts.bm25_sql`); the others are looked up row by row. `weights`: the
+    terms' `term_weights`, when the caller has them already."""
     if not terms or not seqs:
         return dict.fromkeys(seqs, 0.0)
     known = dict(held or {})
     missing = [s for s in seqs if s not in known]
     if missing:
         known.update(held_terms(conn, terms, missing, prefix))
-    weights = term_weights(conn, terms, prefix)
+    if weights is None:
+        weights = term_weights(conn, terms, prefix)
     total = sum(weights)
     if total <= 0:
         return dict.fromkeys(seqs, 0.0)

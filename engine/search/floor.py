@@ -56,11 +56,13 @@ def evidence(
     cosines: Mapping[int, float],
     prefix: bool = False,
     shares: Mapping[int, float] | None = None,
+    weights: Sequence[float] | None = None,
 ) -> dict[int, Evidence]:
-    """The evidence for each of `seqs` (cosines and keyword shares already known are
-    reused: the coordination list's shares, engine/search/coordination.py)."""
+    """The evidence for each of `seqs` (cosines, keyword shares and the terms' weights
+    already known are reused: the coordination list's, engine/search/coordination.py)."""
     known = dict(shares or {})
-    known.update(keyword_shares(conn, terms, [s for s in seqs if s not in known], prefix))
+    others = [s for s in seqs if s not in known]
+    known.update(keyword_shares(conn, terms, others, prefix, weights=weights))
     shares = known
     scored = dict(cosines)
     missing = [s for s in seqs if s not in scored]

@@ -256,8 +256,10 @@ class Searcher:
         held = self.bm25(terms, k, filters, prefix) if mode in ("hybrid", "bm25") else {}
         if mode in ("hybrid", "bm25"):
             lists["bm25"] = list(held)
-        shares = (
-            self._keyword_votes(lists, terms, held, filters, prefix, k) if mode == "hybrid" else {}
+        shares, weights = (
+            self._keyword_votes(lists, terms, held, filters, prefix, k)
+            if mode == "hybrid"
+            else ({}, None)
         )
         if mode in ("hybrid", "vector"):
             qvec = self._query_vector(query, warnings) if query.strip() else None
@@ -271,7 +273,7 @@ class Searcher:
             elif mode == "vector" or warnings:
                 lists = {"bm25": list(held or self.bm25(terms, k, filters, prefix))}
                 mode = "bm25"
-        return Retrieved(lists, mode, qvec, cosines, shares)
+        return Retrieved(lists, mode, qvec, cosines, shares, weights)
 
     def _keyword_votes(
         self,
@@ -281,19 +283,21 @@ class Searcher:
         filters: Filters,
         prefix: bool,
         k: int,
-    ) -> dict[int, float]:
+    ) -> tuple[dict[int, float], list[float] | None]:
         """The hybrid's extra keyword lists, added to `lists`: the chunks holding every term
         (voted for once more, so vector noise cannot push an exact match out of the head)
         and the keyword hits by the share of the query they hold (engine/search/
-        coordination.py). Returns those shares, which the relevance floor reuses."""
+        coordination.py). Returns those shares and the terms' weights, which the relevance
+        floor reuses."""
         cfg, found = self.config, lists["bm25"]
         if cfg.exact_weight > 0 and found:
             lists["exact"] = list(self.bm25(terms, k, filters, prefix, require_all=True))
         if cfg.coverage_weight <= 0 or not found:
-            return {}
-        shares = coordination.keyword_shares(self.conn, terms, found, prefix, held)
+            return {}, None
+        weights = coordination.term_weights(self.conn, terms, prefix)
+        shares = coordination.keyword_shares(self.conn, terms, found, prefix, held, weights)
         lists["coverage"] = coordination.by_share(found, shares)
-        return shares
+        return shares, weights
 
     def _floored(
         self,
@@ -313,7 +317,9 @@ class Searcher:
             return candidates
         head = candidates[: limit * 2]
         seqs = [int(c.key) for c in head if c.key.isdigit()]
-        found = floor.evidence(self.conn, terms, seqs, got.qvec, got.cosines, prefix, got.shares)
+        found = floor.evidence(
+            self.conn, terms, seqs, got.qvec, got.cosines, prefix, got.shares, got.weights
+        )
         return floor.passing(head, found, cfg.floor_keyword, cfg.floor_cosine)[:limit]
 
     def _reranked(
@@ -366,10 +372,12 @@ class Searcher:
 class Retrieved:
     """What the retrievers found: each one's ranked seqs, the mode that ran, the query's
     vector (None when the vector side did not run), the vector hits' cosines and the
-    keyword hits' shares of the query (engine/search/coordination.py)."""
+    keyword hits' shares of the query with the terms' weights behind them (engine/search/
+    coordination.py; None when the coverage list did not run)."""
 
     lists: dict[str, list[int]]
     mode: str
     qvec: np.ndarray | None
     cosines: dict[int, float]
     shares: dict[int, float]
+    weights: list[float] | None
