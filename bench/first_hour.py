@@ -57,7 +57,7 @@ class PhaseClock(NullReporter):
 
 def keyword_search(settings: Settings, started: float) -> dict[str, Any]:
     """A bm25 search on its own read connection; when it answered, since `started`."""
-    searcher = Searcher(settings, vector_cache=False)
+    searcher = Searcher(settings, vector_cache=False, keyword_index=False)
     try:
         response = searcher.search(PROBE, 10, mode="bm25")
     finally:

@@ -202,17 +202,34 @@ def exact_scan_all_cores(
 def loaded_cache(
     settings: Settings, embedder: Embedder
 ) -> tuple[Searcher, VectorCache, dict[str, Any]]:
-    """A searcher with its own vector cache, loaded once and timed."""
-    cached = Searcher(settings, embedder=embedder, vector_cache=True)
-    cache = cached.vector_cache
-    assert cache is not None
+    """A searcher with its own vector cache and keyword index, each loaded once and timed."""
+    cached = Searcher(settings, embedder=embedder, vector_cache=True, keyword_index=True)
+    cache, index = cached.vector_cache, cached.keyword_index
+    assert cache is not None and index is not None
     started = time.perf_counter()
     cache.refresh()
+    loaded = time.perf_counter()
+    index.refresh()
     figures = {
-        "cache_load_s": round(time.perf_counter() - started, 2),
+        "cache_load_s": round(loaded - started, 2),
         "cache_mb": round(cache.matrix.nbytes / 1e6, 1),
+        "keyword_index_load_s": round(time.perf_counter() - loaded, 2),
+        "keyword_index_mb": round(index.nbytes / 1e6, 1),
+        "warm_rss_mb": current_rss_mb(),
     }
     return cached, cache, figures
+
+
+def current_rss_mb() -> float:
+    """This process's resident set now (Linux: /proc; elsewhere its peak so far)."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def single_thread_runs(
@@ -274,7 +291,7 @@ def measure(
     samples = exact_scan_all_cores(corpus, embedder, queries)
     # The engine's own paths run as the app runs them (numpy's default BLAS threads).
     samples |= engine_runs(
-        Searcher(settings, embedder=embedder, vector_cache=False),
+        Searcher(settings, embedder=embedder, vector_cache=False, keyword_index=False),
         queries,
         "Memex one-shot path (vec0)",
         "Maya",

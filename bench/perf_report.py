@@ -60,6 +60,14 @@ def process_table(figures: dict[str, Any]) -> str:
             f"{figures['cache_load_s']} s / {figures['cache_mb']} MB",
         ]
     )
+    if "keyword_index_load_s" in figures:
+        rows.append(
+            [
+                "keyword index: first load / postings size",
+                f"{figures['keyword_index_load_s']} s / {figures['keyword_index_mb']} MB",
+            ]
+        )
+        rows.append(["warm process RSS with both loaded", f"{figures['warm_rss_mb']:.0f} MB"])
     rows += [[f"{name}", f"{value} s"] for name, value in figures.get("peer_builds", {}).items()]
     rows += [[f"recall@10 vs exact: {name}", value] for name, value in figures["recall"].items()]
     return markdown_table(["figure", "value"], rows)

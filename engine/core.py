@@ -30,6 +30,7 @@ from engine.index.writer import Writer
 from engine.people import load_people
 from engine.records import IndexStats, Person
 from engine.search import Searcher, SearchOptions, SearchResponse
+from engine.search.keyword_index import KeywordIndex
 from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import opens
@@ -61,6 +62,7 @@ class Engine:
         self._searchers: list[Searcher] = []
         self._people: list[Person] | None = None
         self._vector_cache: VectorCache | None = None
+        self._keyword_index: KeywordIndex | None = None
         self._writer: Writer | None = None
         self._closed = False
 
@@ -82,11 +84,13 @@ class Engine:
             self.settings,
             self._embedder,
             vector_cache=False,
+            keyword_index=False,
             embedders=self.embedders,
             people=self.people(),
         )
-        # Attached once the Searcher found an index: the cache opens a connection of its own.
+        # Attached once the Searcher found an index: each opens a connection of its own.
         fresh.vector_cache = self._cache()
+        fresh.keyword_index = self._index()
         with self._lock:
             if self._closed:
                 fresh.close()
@@ -127,6 +131,15 @@ class Engine:
             if self._vector_cache is None:
                 self._vector_cache = VectorCache.of(self.settings)
             return self._vector_cache
+
+    def _index(self) -> KeywordIndex | None:
+        if not self.settings.search.keyword_index:
+            return None
+        with self._lock:
+            self._check_open()
+            if self._keyword_index is None:
+                self._keyword_index = KeywordIndex.of(self.settings)
+            return self._keyword_index
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -178,13 +191,15 @@ class Engine:
     def successor(self, settings: Settings) -> Engine:
         """A new engine for changed settings that takes over what still fits: the loaded
         models (the pool is keyed by embedder settings) and, for the same index file, the
-        vector matrix (reloading 100k vectors takes ~2 s). Close this one afterwards."""
+        vector matrix and the keyword postings (reloading 100k chunks takes seconds). Close
+        this one afterwards."""
         new = Engine(settings, embedder=self._embedder, reporter=self.reporter)
         with self._lock:
             self._check_open()
             new.embedders, self.embedders = self.embedders, EmbedderPool()
-            if self._vector_cache is not None and settings.db_path == self.settings.db_path:
+            if settings.db_path == self.settings.db_path:
                 new._vector_cache, self._vector_cache = self._vector_cache, None
+                new._keyword_index, self._keyword_index = self._keyword_index, None
         return new
 
     def close_writer(self) -> None:
@@ -203,13 +218,15 @@ class Engine:
             self._closed = True
             writer, self._writer = self._writer, None
             searchers, self._searchers = self._searchers, []
-            cache, self._vector_cache = self._vector_cache, None
+            caches = [self._vector_cache, self._keyword_index]
+            self._vector_cache = self._keyword_index = None
         if writer is not None:
             writer.close()
         for searcher in searchers:
             searcher.close()
-        if cache is not None:
-            cache.close()
+        for cache in caches:
+            if cache is not None:
+                cache.close()
         self.embedders.clear()
 
     @property

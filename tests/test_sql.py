@@ -114,6 +114,9 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (chunks.part_vectors_sql, ()),
     (chunks.count_sql, ()),
     (chunks.count_embedded_sql, ()),
+    (chunks.keyword_rows_sql, ()),
+    (chunks.keyword_rows_by_seq_sql, (3,)),
+    (chunks.seqs_where_sql, (CHUNK_FILTER,)),
     (chunks.max_seq_sql, ()),
     (chunks.count_per_type_sql, ()),
     (chunks.has_type_sql, ()),
@@ -129,6 +132,10 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (fts.count_sql, ()),
     (fts.integrity_check_sql, ()),
     (fts.rebuild_sql, ()),
+    (fts.phrase_postings_sql, ()),
+    (fts.create_vocab_sql, ()),
+    (fts.vocab_terms_sql, ()),
+    (fts.vocab_instances_sql, ()),
     (vec.create_table_sql, (VEC, 384)),
     (vec.drop_table_sql, (VEC,)),
     (vec.insert_sql, (VEC,)),
@@ -199,6 +206,8 @@ def index(tmp_path: Path) -> apsw.Connection:
     db.migrate(conn)
     conn.execute(vec.create_table_sql(VEC, 384))
     for statement in opens.create_table_sql():  # made by the first recorded open
+        conn.execute(statement)
+    for statement in fts.create_vocab_sql():  # made by the keyword index as it loads
         conn.execute(statement)
     return conn
 

@@ -102,7 +102,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     check_limit(args)
     try:
         # One query: a vec0 scan is cheaper than loading every vector into memory.
-        searcher = Searcher(settings, vector_cache=False)
+        searcher = Searcher(settings, vector_cache=False, keyword_index=False)
     except NoIndexError as exc:
         raise CliError(str(exc), EXIT_NO_INDEX) from None
     except db.IndexError_ as exc:

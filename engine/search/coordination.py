@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import apsw
 
@@ -27,11 +28,51 @@ from engine.store.sql import fts as fts_sql
 FREQUENCY_CAP = 1000  # documents counted per term: beyond it a term is simply common
 
 
+class Keywords(Protocol):
+    """One query's keyword side: its BM25 hits and what any chunk holds of the query. From
+    FTS5 (`Fts5Keywords`) or from the warm in-memory index (engine/search/keyword_index.py
+    `KeywordHits`), with the same answers."""
+
+    @property
+    def top(self) -> dict[int, int]:
+        """seq -> the terms it holds (bit i: terms[i]) of the best BM25 hits, best first."""
+        ...
+
+    def held(self, seqs: Sequence[int]) -> dict[int, int]:
+        """seq -> the terms it holds, for any chunk."""
+        ...
+
+    def weights(self) -> list[float]:
+        """Each term's weight (`term_weights`)."""
+        ...
+
+
+class Fts5Keywords:
+    """The keyword side as FTS5 answers it: the hits of `fts.bm25_sql`, and row-by-row
+    lookups of what the others hold."""
+
+    def __init__(
+        self, conn: apsw.Connection, terms: Sequence[str], prefix: bool, top: dict[int, int]
+    ) -> None:
+        self.conn, self.terms, self.prefix, self.top = conn, list(terms), prefix, top
+        self._weights: list[float] | None = None
+
+    def held(self, seqs: Sequence[int]) -> dict[int, int]:
+        known = {s: self.top[s] for s in seqs if s in self.top}
+        missing = [s for s in seqs if s not in known]
+        return known | held_terms(self.conn, self.terms, missing, self.prefix)
+
+    def weights(self) -> list[float]:
+        if self._weights is None:
+            self._weights = term_weights(self.conn, self.terms, self.prefix)
+        return self._weights
+
+
 def term_weights(conn: apsw.Connection, terms: Sequence[str], prefix: bool = False) -> list[float]:
     """Each term's weight, log(1 + N / df) with df counted up to `FREQUENCY_CAP`: a term
     absent from the whole index weighs the most, so "Mongolia" missing is not made up for
     by "capital" (0 for a term FTS5 cannot take: it weighs nothing either way)."""
-    total = max(1, int(conn.execute(chunks_sql.max_seq_sql()).fetchone()[0]))
+    total = int(conn.execute(chunks_sql.max_seq_sql()).fetchone()[0])
     weights = []
     for index, term in enumerate(terms):
         expression = fts.match_expression([term], prefix_last=prefix and index == len(terms) - 1)
@@ -42,8 +83,14 @@ def term_weights(conn: apsw.Connection, terms: Sequence[str], prefix: bool = Fal
         except apsw.Error:
             weights.append(0.0)
             continue
-        weights.append(math.log(1.0 + total / max(1, frequency)))
+        weights.append(weight(total, frequency))
     return weights
+
+
+def weight(total: int, frequency: int) -> float:
+    """A term's weight from the document count and how many documents hold it (counted
+    up to `FREQUENCY_CAP`)."""
+    return math.log(1.0 + max(1, total) / max(1, min(frequency, FREQUENCY_CAP)))
 
 
 def held_terms(

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from engine.records import Person
 from engine.store.db import day_number
 
@@ -113,3 +116,24 @@ def vec_filter_sql(filters: Filters) -> tuple[str, list[Any]]:
         sql.append("day <= ? AND day > 0")
         params.append(day_number(filters.until[:10]))
     return "".join(f" AND {s}" for s in sql), params
+
+
+def columns_mask(
+    filters: Filters,
+    types: npt.NDArray[np.int16],
+    type_codes: dict[str, int],
+    days: npt.NDArray[np.int32],
+) -> npt.NDArray[np.bool_]:
+    """The rows of an in-memory index that pass the source and date filters, from its
+    columns (`types`: each row's source type as a code of `type_codes`; `days`: each row's
+    `day_number`, 0 when it has no date), as the SQL above selects them. People are the
+    caller's: a set of rows found through the FTS index."""
+    keep = np.ones(types.shape[0], dtype=bool)
+    if filters.source_types:
+        codes = [type_codes[t] for t in filters.source_types if t in type_codes]
+        keep &= np.isin(types, codes)
+    if filters.since:
+        keep &= days >= day_number(filters.since[:10])
+    if filters.until:
+        keep &= (days <= day_number(filters.until[:10])) & (days > 0)
+    return keep

@@ -28,7 +28,7 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
-from engine.search.coordination import keyword_shares
+from engine.search.coordination import Keywords, keyword_shares
 from engine.search.part_vectors import part_cosines
 from engine.search.stages import Candidate
 from engine.store.sql import chunks as chunks_sql
@@ -56,13 +56,16 @@ def evidence(
     cosines: Mapping[int, float],
     prefix: bool = False,
     shares: Mapping[int, float] | None = None,
-    weights: Sequence[float] | None = None,
+    keywords: Keywords | None = None,
 ) -> dict[int, Evidence]:
-    """The evidence for each of `seqs` (cosines, keyword shares and the terms' weights
-    already known are reused: the coordination list's, engine/search/coordination.py)."""
+    """The evidence for each of `seqs` (cosines, keyword shares, the terms' weights and
+    what the chunks hold, when the query's keyword side knows them, are reused: the
+    coordination list's, engine/search/coordination.py)."""
     known = dict(shares or {})
     others = [s for s in seqs if s not in known]
-    known.update(keyword_shares(conn, terms, others, prefix, weights=weights))
+    held = None if keywords is None else keywords.held(others)
+    weights = None if keywords is None else keywords.weights()
+    known.update(keyword_shares(conn, terms, others, prefix, held, weights))
     shares = known
     scored = dict(cosines)
     missing = [s for s in seqs if s not in scored]

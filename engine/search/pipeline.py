@@ -34,6 +34,7 @@ from engine.search.coverage import VectorCoverage
 from engine.search.dates import DateRange
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
 from engine.search.inputs import SearchInputs, search_inputs
+from engine.search.keyword_index import KeywordIndex, searcher_index
 from engine.search.query_embedder import QueryEmbedder
 from engine.search.response import (
     MODES,
@@ -63,6 +64,7 @@ class Searcher:
         embedder: Embedder | None = None,
         *,
         vector_cache: VectorCache | bool | None = None,
+        keyword_index: KeywordIndex | bool | None = None,
         embedders: EmbedderPool | None = None,
         people: Sequence[Person] | None = None,
     ) -> None:
@@ -70,6 +72,8 @@ class Searcher:
         (engine/search/vector_cache.py): a `VectorCache` to share (an engine's readers do),
         True for one of its own, False for none, None to follow `search.vector_cache`. A
         one-shot process passes False: one vec0 scan is cheaper than loading every vector.
+        `keyword_index`: the same for the keyword side (engine/search/keyword_index.py,
+        `search.keyword_index`).
         `embedders` and `people`: what an engine already loaded, shared by its readers."""
         self.settings = settings
         self.config = settings.search
@@ -86,12 +90,15 @@ class Searcher:
         self._lock = threading.Lock()
         self._coverage = VectorCoverage(self.conn)
         self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache)
+        self.keyword_index, self._owns_index = searcher_index(settings, keyword_index)
 
     def close(self) -> None:
         """Close the connection (after a search running on another thread finishes)."""
         with self._lock:
             if self._owns_cache and self.vector_cache is not None:
                 self.vector_cache.close()
+            if self._owns_index and self.keyword_index is not None:
+                self.keyword_index.close()
             self.conn.close()
 
     # -- retrievers -------------------------------------------------------------------------
@@ -105,15 +112,31 @@ class Searcher:
         require_all: bool = False,
     ) -> dict[int, int]:
         """seq -> the terms it holds (bit i: terms[i]) of the k best BM25 hits, best first."""
+        return self.keywords(terms, k, filters, prefix, require_all).top
+
+    def keywords(
+        self,
+        terms: list[str],
+        k: int,
+        filters: Filters,
+        prefix: bool = False,
+        require_all: bool = False,
+    ) -> coordination.Keywords:
+        """The keyword side of a query: from the in-memory index when this Searcher has one
+        (the same ranking, engine/search/keyword_index.py), else from FTS5."""
+        if not terms:
+            return coordination.Fts5Keywords(self.conn, terms, prefix, {})
+        if self.keyword_index is not None:
+            hits = self.keyword_index.search(terms, k, filters, prefix, require_all)
+            if hits is not None:
+                return hits
         expression = fts.match_expression(terms, prefix_last=prefix, require_all=require_all)
-        if expression is None:
-            return {}
         where, params = chunk_filter_sql(filters, people_index=True)
         try:
             rows = self.conn.execute(fts.bm25_sql(where), (expression, *params, k)).fetchall()
         except apsw.Error:
-            return {}
-        return {r[0]: r[2] for r in rows}
+            rows = []
+        return coordination.Fts5Keywords(self.conn, terms, prefix, {r[0]: r[2] for r in rows})
 
     def _query_vector(self, query: str, warnings: list[str]) -> Vectors | None:
         # The model of the ACTIVE vectors, even while another one is built aside.
@@ -253,13 +276,13 @@ class Searcher:
         cannot run: no model, a failing server, an empty query)."""
         lists: dict[str, list[int]] = {}
         qvec, cosines = None, {}
-        held = self.bm25(terms, k, filters, prefix) if mode in ("hybrid", "bm25") else {}
-        if mode in ("hybrid", "bm25"):
-            lists["bm25"] = list(held)
-        shares, weights = (
-            self._keyword_votes(lists, terms, held, filters, prefix, k)
-            if mode == "hybrid"
-            else ({}, None)
+        keywords = self.keywords(terms, k, filters, prefix) if mode in ("hybrid", "bm25") else None
+        if keywords is not None:
+            lists["bm25"] = list(keywords.top)
+        shares = (
+            self._keyword_votes(lists, terms, keywords, filters, prefix, k)
+            if keywords is not None and mode == "hybrid"
+            else {}
         )
         if mode in ("hybrid", "vector"):
             qvec = self._query_vector(query, warnings) if query.strip() else None
@@ -271,33 +294,35 @@ class Searcher:
                 if partial:
                     warnings.append(partial)
             elif mode == "vector" or warnings:
-                lists = {"bm25": list(held or self.bm25(terms, k, filters, prefix))}
+                if keywords is None:
+                    keywords = self.keywords(terms, k, filters, prefix)
+                lists = {"bm25": list(keywords.top)}
                 mode = "bm25"
-        return Retrieved(lists, mode, qvec, cosines, shares, weights)
+        return Retrieved(lists, mode, qvec, cosines, shares, keywords)
 
     def _keyword_votes(
         self,
         lists: dict[str, list[int]],
         terms: list[str],
-        held: dict[int, int],
+        keywords: coordination.Keywords,
         filters: Filters,
         prefix: bool,
         k: int,
-    ) -> tuple[dict[int, float], list[float] | None]:
+    ) -> dict[int, float]:
         """The hybrid's extra keyword lists, added to `lists`: the chunks holding every term
         (voted for once more, so vector noise cannot push an exact match out of the head)
         and the keyword hits by the share of the query they hold (engine/search/
-        coordination.py). Returns those shares and the terms' weights, which the relevance
-        floor reuses."""
+        coordination.py). Returns those shares, which the relevance floor reuses."""
         cfg, found = self.config, lists["bm25"]
         if cfg.exact_weight > 0 and found:
             lists["exact"] = list(self.bm25(terms, k, filters, prefix, require_all=True))
         if cfg.coverage_weight <= 0 or not found:
-            return {}, None
-        weights = coordination.term_weights(self.conn, terms, prefix)
-        shares = coordination.keyword_shares(self.conn, terms, found, prefix, held, weights)
+            return {}
+        shares = coordination.keyword_shares(
+            self.conn, terms, found, prefix, keywords.top, keywords.weights()
+        )
         lists["coverage"] = coordination.by_share(found, shares)
-        return shares, weights
+        return shares
 
     def _floored(
         self,
@@ -318,7 +343,7 @@ class Searcher:
         head = candidates[: limit * 2]
         seqs = [int(c.key) for c in head if c.key.isdigit()]
         found = floor.evidence(
-            self.conn, terms, seqs, got.qvec, got.cosines, prefix, got.shares, got.weights
+            self.conn, terms, seqs, got.qvec, got.cosines, prefix, got.shares, got.keywords
         )
         return floor.passing(head, found, cfg.floor_keyword, cfg.floor_cosine)[:limit]
 
@@ -371,13 +396,13 @@ class Searcher:
 @dataclass(frozen=True)
 class Retrieved:
     """What the retrievers found: each one's ranked seqs, the mode that ran, the query's
-    vector (None when the vector side did not run), the vector hits' cosines and the
-    keyword hits' shares of the query with the terms' weights behind them (engine/search/
-    coordination.py; None when the coverage list did not run)."""
+    vector (None when the vector side did not run), the vector hits' cosines, the keyword
+    hits' shares of the query (engine/search/coordination.py; empty when the coverage list
+    did not run) and the keyword side itself (None when it did not run)."""
 
     lists: dict[str, list[int]]
     mode: str
     qvec: np.ndarray | None
     cosines: dict[int, float]
     shares: dict[int, float]
-    weights: list[float] | None
+    keywords: coordination.Keywords | None

@@ -79,7 +79,8 @@ def apply_recency(
             age_days(c.content_date, now), half_lives.get(c.source_type, default_half_life), floor
         )
         factor = (1.0 - weight) + weight * decay
-        out.append(replace(c, score=c.score * factor).noted(recency=round(factor, 4)))
+        explain = {**c.explain, "recency": round(factor, 4)}
+        out.append(replace(c, score=c.score * factor, explain=explain))
     return sorted(out, key=lambda c: c.score, reverse=True)
 
 

@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.records import Person
-from engine.search.filters import Filters, chunk_filter_sql
+from engine.search.filters import Filters, chunk_filter_sql, columns_mask
 from engine.search.quantized import Codes, build_codes, nearest_chunks, scan_for
 from engine.settings import Settings
 from engine.store import db
@@ -234,14 +234,7 @@ class VectorCache:
         """Rows that pass the filters, or None when nothing filters."""
         if filters.empty:
             return None
-        keep = np.ones(self.seqs.shape[0], dtype=bool)
-        if filters.source_types:
-            codes = [self.type_codes[t] for t in filters.source_types if t in self.type_codes]
-            keep &= np.isin(self.types, codes)
-        if filters.since:
-            keep &= self.days >= db.day_number(filters.since[:10])
-        if filters.until:
-            keep &= (self.days <= db.day_number(filters.until[:10])) & (self.days > 0)
+        keep = columns_mask(filters, self.types, self.type_codes, self.days)
         if filters.people:
             keep &= np.isin(self.seqs, self._people_seqs(filters.people), assume_unique=True)
         return keep

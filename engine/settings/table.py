@@ -358,6 +358,14 @@ SETTINGS: tuple[Setting, ...] = (
         "vector search (~1.5 KB per chunk); one-shot `memex --search` never does.",
     ),
     Setting(
+        "search.keyword_index",
+        bool,
+        True,
+        "Long-lived processes (desktop, engine.search, memex watch) keep the FTS index's "
+        "postings in memory and score BM25 there, ranking as FTS5 does (~0.6 KB per "
+        "chunk); one-shot `memex --search` never does.",
+    ),
+    Setting(
         "search.vector_scan",
         str,
         "auto",

@@ -51,6 +51,7 @@ class SearchSettings:
     snippet_chars: int
     stop_words: bool
     vector_cache: bool
+    keyword_index: bool
     vector_scan: str
     vector_rescore: int
     warm_cli: bool

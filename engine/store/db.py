@@ -107,6 +107,7 @@ def connect(
         for pragma in database.connection_pragmas(readonly):
             conn.execute(pragma)
         conn.register_fts5_function(fts.HELD_FUNCTION, terms_held)
+        conn.register_fts5_function(fts.FREQUENCY_FUNCTION, phrase_frequency)
     except DAMAGE as exc:
         raise damaged(path, exc) from None
     except apsw.Error as exc:
@@ -119,6 +120,13 @@ def terms_held(api: apsw.FTS5ExtensionApi, *_: object) -> int:
     bitmask (bit i: phrase i). Search queries quote each term as one phrase, so bit i is
     term i (engine/search/coordination.py)."""
     return sum(1 << i for i in range(min(api.phrase_count, 63)) if api.phrase_columns(i))
+
+
+def phrase_frequency(api: apsw.FTS5ExtensionApi, *_: object) -> float:
+    """FTS5 auxiliary function: phrase 0's hits in the current row, each weighted by its
+    column's BM25 weight (`fts.COLUMN_WEIGHTS`), as FTS5's bm25() counts them."""
+    located = api.phrase_locations(0)
+    return float(sum(len(hits) * w for hits, w in zip(located, fts.COLUMN_WEIGHTS, strict=False)))
 
 
 def _create_file(path: Path) -> None:

@@ -228,6 +228,25 @@ def count_sql() -> str:
     return "SELECT count(*) FROM chunks"
 
 
+def keyword_rows_sql() -> str:
+    """Every chunk's seq, id, source type and date, in seq order (the in-memory keyword
+    index's rows: engine/search/keyword_index.py)."""
+    return "SELECT seq, id, source_type, content_date FROM chunks ORDER BY seq"
+
+
+def keyword_rows_by_seq_sql(count: int) -> str:
+    """The same, with the text FTS5 indexes (content, title), for `count` seqs."""
+    return (
+        "SELECT seq, id, source_type, content_date, content, title FROM chunks "
+        f"WHERE seq IN ({placeholders(count)}) ORDER BY seq"
+    )
+
+
+def seqs_where_sql(filter_sql: str) -> str:
+    """The seqs of the chunks that pass the filters (alias c), in order."""
+    return f"SELECT c.seq FROM chunks c WHERE 1{filter_sql} ORDER BY c.seq"
+
+
 def max_seq_sql() -> str:
     """The highest seq: about how many chunks there are, read from the end of the rowid tree."""
     return "SELECT coalesce(max(seq), 0) FROM chunks"

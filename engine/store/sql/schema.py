@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+# The FTS5 tokenizer and its arguments. The in-memory keyword index (engine/search/
+# keyword_index.py) tokenizes new rows with the same one, through apsw, so its terms are
+# the index's own.
+TOKENIZER = ("porter", ("unicode61", "remove_diacritics", "2"))
+TOKENIZE = " ".join((TOKENIZER[0], *TOKENIZER[1]))
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks(
     seq INTEGER PRIMARY KEY,
@@ -28,7 +34,7 @@ CREATE INDEX IF NOT EXISTS chunks_unembedded_newest
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, title, source_type UNINDEXED,
     content='chunks', content_rowid='seq',
-    tokenize='porter unicode61 remove_diacritics 2'
+    tokenize='{TOKENIZE}'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, title, source_type)
@@ -54,7 +60,7 @@ CREATE TABLE IF NOT EXISTS index_state(
     error TEXT
 );
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
+""".replace("{TOKENIZE}", TOKENIZE)
 
 
 def schema_sql() -> str:

@@ -1,0 +1,265 @@
+"""The in-memory keyword index: FTS5's BM25 to the row, and it follows the index."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from engine.core import Engine
+from engine.embedders import create_embedder
+from engine.index.runs import reindex
+from engine.records import Person
+from engine.search import Searcher, coordination, fts, postings
+from engine.search.filters import Filters, chunk_filter_sql
+from engine.search.keyword_index import KeywordIndex
+from engine.settings import Settings
+from engine.store import db
+
+QUERIES = (
+    "when is the standup",
+    "espresso appliance at work is broken",
+    "ferry with bikes",
+    "blood sugar after dinner",
+    "pricing model for the contract",
+    "invoice overdue",
+    "Priya said yeah ok",
+    "INV-2026-0417 E_SCHED_TIMEOUT",  # identifiers: phrases of several tokens
+    "10:30 follow-up call",
+    "Renée café naïve",
+    "zzzz-no-such-word qqqq",
+    "the",  # every word a stop word
+    "running runs ran",  # one stem, three phrases
+)
+FILTERS = (
+    Filters(),
+    Filters(("slack",)),
+    Filters((), "2026-05-01"),
+    Filters(("note", "journal"), None, "2025-12-31"),
+    Filters(("no-such-type",)),
+    Filters(people=(Person("Priya", "priya"),)),
+)
+
+
+def fts5_hits(
+    conn: object, terms: list[str], k: int, filters: Filters, prefix: bool, every: bool
+) -> list[tuple[int, float, int]]:
+    """(seq, score, held) of FTS5's own BM25 query, as the one-shot path runs it."""
+    expression = fts.match_expression(terms, prefix_last=prefix, require_all=every)
+    if expression is None:
+        return []
+    where, params = chunk_filter_sql(filters, people_index=True)
+    return conn.execute(fts.bm25_sql(where), (expression, *params, k)).fetchall()  # type: ignore[attr-defined, no-any-return]
+
+
+def assert_same_ranking(
+    index: KeywordIndex, conn: object, terms: list[str], k: int, filters: Filters, **how: bool
+) -> None:
+    prefix, every = how.get("prefix", False), how.get("require_all", False)
+    hits = index.search(terms, k, filters, prefix, every)
+    assert hits is not None
+    expected = fts5_hits(conn, terms, k, filters, prefix, every)
+    assert list(hits.top.items()) == [(seq, held) for seq, _, held in expected], terms
+
+
+def test_every_query_filter_and_prefix_ranks_as_fts5(demo_index: Settings) -> None:
+    index = KeywordIndex(demo_index.db_path)
+    conn = db.connect(demo_index.db_path, create=False)
+    checked = 0
+    for query in QUERIES:
+        terms = fts.query_terms(query)
+        for filters in FILTERS:
+            for k in (1, 10, 50):
+                assert_same_ranking(index, conn, terms, k, filters)
+                checked += 1
+        assert_same_ranking(index, conn, terms, 20, Filters(), prefix=True)
+        assert_same_ranking(index, conn, terms, 20, Filters(), require_all=True)
+    # Prefixes while typing: the last word's every continuation.
+    for typed in ("stand", "espr", "fer", "inv", "pri", "the bl", "zq"):
+        assert_same_ranking(index, conn, fts.query_terms(typed), 30, Filters(), prefix=True)
+    assert checked == len(QUERIES) * len(FILTERS) * 3 and index.loads == 1
+    index.close(), conn.close()
+
+
+def test_what_a_chunk_holds_and_the_term_weights_match_fts5(demo_index: Settings) -> None:
+    index = KeywordIndex(demo_index.db_path)
+    conn = db.connect(demo_index.db_path, create=False)
+    seqs = [r[0] for r in conn.execute("SELECT seq FROM chunks ORDER BY seq")]
+    for query in QUERIES[:8]:
+        terms = fts.query_terms(query)
+        hits = index.search(terms, 10, Filters())
+        assert hits is not None
+        # Any chunk, hit or not: the same bitmask as FTS5's row-by-row lookup.
+        assert hits.held(seqs) == coordination.held_terms(conn, terms, seqs)
+        assert hits.weights() == pytest.approx(coordination.term_weights(conn, terms))
+    assert any(v for v in hits.held(seqs).values())
+    index.close(), conn.close()
+
+
+def test_whole_searches_rank_as_the_one_shot_path(demo_index: Settings) -> None:
+    embedder = create_embedder(demo_index)
+    plain = Searcher(demo_index, embedder=embedder, vector_cache=False, keyword_index=False)
+    warm = Searcher(demo_index, embedder=embedder, vector_cache=False, keyword_index=True)
+    assert plain.keyword_index is None and warm.keyword_index is not None
+    for query in QUERIES:
+        for mode in ("hybrid", "bm25"):
+            for source in (None, ["slack"]):
+                one = plain.search(query, 10, source, mode=mode, explain=True)
+                two = warm.search(query, 10, source, mode=mode, explain=True)
+                assert [r.id for r in one.results] == [r.id for r in two.results], query
+                assert [r.explain for r in one.results] == [r.explain for r in two.results]
+    typed = plain.search("espresso mach", prefix=True), warm.search("espresso mach", prefix=True)
+    assert [r.id for r in typed[0].results] == [r.id for r in typed[1].results]
+    plain.close(), warm.close()
+
+
+def slack(channel: str, texts: list[str], start: int = 0) -> str:
+    lines = [
+        {
+            "ts": f"{1_780_000_000 + (start + i) * 60}.000100",
+            "channel": channel,
+            "user": "U1",
+            "user_name": "Priya",
+            "text": t,
+        }
+        for i, t in enumerate(texts)
+    ]
+    return "\n".join(json.dumps(line) for line in lines) + "\n"
+
+
+@pytest.fixture
+def small(settings_factory: Callable[..., Settings]) -> Settings:
+    settings = settings_factory(embedder__name="hashing")
+    root = settings.roots[0]
+    (root / "data" / "slack").mkdir(parents=True)
+    (root / "data" / "slack" / "eng.jsonl").write_text(
+        slack("eng", [f"the scheduler run {i} finished" for i in range(12)])
+    )
+    notes = root / "notes"
+    notes.mkdir()
+    for name in ("garden", "kitchen", "bikes", "ferry", "taxes", "books", "music", "trips"):
+        for year in range(2020, 2025):  # 40 notes: a few changes stay below a quarter
+            text = f"# {name.title()} {year}\nNotes on {name} in {year}, scheduler aside.\n"
+            (notes / f"{name}-{year}.md").write_text(text)
+    reindex(settings=settings)
+    return settings
+
+
+def check_all(index: KeywordIndex, settings: Settings) -> None:
+    conn = db.connect(settings.db_path, create=False)
+    for query in ("scheduler run finished", "ferry bikes", "tomatoes frost", "night ferry"):
+        assert_same_ranking(index, conn, fts.query_terms(query), 20, Filters())
+        assert_same_ranking(index, conn, fts.query_terms(query), 20, Filters(("note",)))
+    conn.close()
+
+
+def test_the_index_follows_additions_edits_and_deletions(small: Settings) -> None:
+    index = KeywordIndex(small.db_path)
+    assert index.refresh() and index.loads == 1
+    assert not index.refresh()  # nothing committed since: the data_version check stops it
+    count = len(index)
+    check_all(index, small)
+
+    notes = small.roots[0] / "notes"
+    (notes / "tomatoes.md").write_text("# Tomatoes\nPlant after the last frost.\n")
+    reindex(settings=small)
+    assert index.refresh() and (index.loads, index.updates) == (1, 1)
+    assert len(index) == count + 1
+    check_all(index, small)
+
+    # Editing the file indexed last deletes its chunk and inserts a new one, which SQLite
+    # may give the same seq: the index notices by the chunk id.
+    (notes / "tomatoes.md").write_text("# Ferry\nThe night ferry from Bodø was cancelled.\n")
+    reindex(settings=small)
+    assert index.refresh() and (index.loads, index.updates) == (1, 2)
+    check_all(index, small)
+    hits = index.search(fts.query_terms("night ferry cancelled"), 1)
+    assert hits is not None and len(hits.top) == 1
+
+    (notes / "garden-2020.md").unlink()
+    reindex(settings=small)
+    assert index.refresh() and index.loads == 1 and len(index) == count
+    check_all(index, small)
+    index.close()
+
+
+def test_many_changes_read_the_postings_anew(small: Settings) -> None:
+    index = KeywordIndex(small.db_path)
+    index.refresh()
+    notes = small.roots[0] / "notes"
+    for i in range(16):  # more than a quarter of the ~40 chunks
+        (notes / f"extra{i}.md").write_text(f"# Extra {i}\nA ferry timetable, page {i}.\n")
+    reindex(settings=small)
+    assert index.refresh() and index.loads == 2
+    check_all(index, small)
+    index.close()
+
+
+def test_postings_that_cannot_be_read_leave_the_search_to_fts5(
+    small: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disagree(*_: object) -> postings.Loaded:
+        raise postings.PostingsError("the FTS index changed while it was read")
+
+    from engine.search import keyword_index
+
+    monkeypatch.setattr(keyword_index, "read_index", disagree)
+    warm = Searcher(small, keyword_index=True, vector_cache=False)
+    plain = Searcher(small, keyword_index=False, vector_cache=False)
+    assert warm.keyword_index is not None
+    assert warm.keyword_index.search(["scheduler"], 5) is None  # not read: FTS5 answers
+    query = "scheduler run finished"
+    one, two = plain.search(query, mode="bm25"), warm.search(query, mode="bm25")
+    assert [r.id for r in one.results] == [r.id for r in two.results] and one.results
+    warm.close(), plain.close()
+
+
+def test_one_index_per_engine_serves_every_reader_thread(small: Settings) -> None:
+    with Engine(small) as engine:
+        first = engine.searcher()
+        with ThreadPoolExecutor(1) as pool:
+            second = pool.submit(engine.searcher).result()
+        assert first.keyword_index is second.keyword_index is not None
+        hits = first.search("scheduler run finished", mode="bm25").results
+        assert hits and first.keyword_index.loads == 1
+        assert second.search("scheduler run finished", mode="bm25").results[0].id == hits[0].id
+        assert first.keyword_index.loads == 1
+
+
+def test_a_segment_adds_repeated_pairs_and_finds_a_term() -> None:
+    segment = postings.Segment.of(
+        np.array([3, 1, 3, 1, 3]), np.array([7, 2, 7, 5, 1]), np.array([1, 1, 2, 1, 1.0])
+    )
+    rows, freqs = segment.postings(3) or (None, None)
+    assert rows is not None and freqs is not None
+    assert rows.tolist() == [1, 7] and freqs.tolist() == [1.0, 3.0]
+    assert segment.postings(2) is None and segment.postings(99) is None
+    merged = postings.Segment.merged([segment, postings.Segment.of(*(np.array([2]),) * 3)])
+    found = merged.postings(2)
+    assert found is not None and found[0].tolist() == [2]
+
+
+def test_a_vocabulary_finds_every_term_a_prefix_begins() -> None:
+    words = postings.Vocabulary(["ferries", "ferry", "fest", "zebra"])
+    words.id("ferryman")  # met later: kept in a sorted list of its own
+    assert sorted(words.terms[i] for i in words.prefixed("ferr")) == [
+        "ferries",
+        "ferry",
+        "ferryman",
+    ]
+    assert words.prefixed("q") == [] and words.id("fest") == 2
+
+
+def test_postings_read_in_many_batches_rank_the_same(
+    demo_index: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postings, "BATCH_INSTANCES", 97)  # hundreds of term ranges
+    assert len(postings._batches(np.full(1000, 10))) > 50
+    index = KeywordIndex(demo_index.db_path)
+    conn = db.connect(demo_index.db_path, create=False)
+    for query in QUERIES:
+        assert_same_ranking(index, conn, fts.query_terms(query), 30, Filters())
+    index.close(), conn.close()
