@@ -17,7 +17,7 @@ from tests import test_vector_cache
 
 small = test_vector_cache.small  # the fixture: a small index on the hashing embedder
 
-DEFAULT_RESCORE = 320  # search.vector_rescore's default (a test below checks they agree)
+DEFAULT_RESCORE = 240  # search.vector_rescore's default (a test below checks they agree)
 K = 50  # what the engine asks for: limit 10 × overfetch 5
 
 
@@ -170,12 +170,13 @@ def test_the_settings_default_is_auto_with_the_tested_depth(demo_index: Settings
 
 def test_binary_cache_equals_exact_cache_on_the_demo_index(demo_index: Settings) -> None:
     """The real model's vectors of the demo layer (~2,900 parts): at a depth of 40 × k
-    (the default, 320, covers the whole demo) the binary scan returns exactly the exact
-    scan's chunks, in order, with the same cosines."""
+    (160 × k at 1M parts: a quarter of it at the demo's size) the binary scan returns
+    exactly the exact scan's chunks, in order, with the same cosines."""
     from engine.embedders import create_embedder
 
     embedder = create_embedder(demo_index)
-    default = VectorCache(demo_index.db_path, "binary", 40)  # 40 × 50 < the demo's parts
+    default = VectorCache(demo_index.db_path, "binary", 160)  # 40 × 50 < the demo's parts
+    assert qz.rescore_depth(160, K, 2_900) == 40 * K
     exact = VectorCache(demo_index.db_path, "exact")
     assert VectorCache.of(demo_index).scan == "auto"
     filters = (*test_vector_cache.FILTERS, Filters(people=default_people(demo_index)))
@@ -236,3 +237,11 @@ def assert_exact_cosines(hits: list[tuple[int, float]], exact: VectorCache) -> N
     )
     for seq, cosine in hits:
         assert cosine == pytest.approx(every[seq], abs=1e-6)
+
+
+def test_the_rescore_depth_grows_as_the_root_of_the_parts() -> None:
+    assert qz.rescore_depth(240, 50, 1_000_000) == 240 * 50
+    assert qz.rescore_depth(240, 50, 4_000_000) == 2 * 240 * 50  # 4× the parts: 2× the depth
+    assert qz.rescore_depth(240, 50, 250_000) == 240 * 50 // 2
+    assert qz.rescore_depth(240, 50, 1_000) == 240 * 50 // 4  # never below a quarter
+    assert qz.rescore_depth(1, 1, 10) == 1

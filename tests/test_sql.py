@@ -105,6 +105,7 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (chunks.any_embedded_sql, ()),
     (chunks.embedded_vectors_sql, ()),
     (chunks.embedded_rows_sql, ()),
+    (chunks.embedded_bytes_sql, ()),
     (chunks.embedded_rows_by_seq_sql, (3,)),
     (chunks.embedded_seqs_where_sql, (CHUNK_FILTER,)),
     (chunks.embedded_where_sql, ("",)),

@@ -24,7 +24,6 @@ same snapshot. A prefix (the last word while typing) is every term it begins.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,10 +34,10 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.records import Person
-from engine.search import coordination, fts
+from engine.search import bm25, coordination, fts
+from engine.search.bm25 import K1, B
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
 from engine.search.postings import (
-    FloatArray,
     IntArray,
     PostingsError,
     RowArray,
@@ -54,13 +53,12 @@ from engine.store.sql import chunks, database
 from engine.store.sql import fts as fts_sql
 from engine.store.sql.schema import TOKENIZER
 
-K1, B = 1.2, 0.75  # FTS5's bm25() constants
 RELOAD_SHARE = 0.25  # rows changed since the last read, beyond which the postings are read anew
 MAX_SEGMENTS = 8  # segments of new rows kept apart before they are merged into one
 PEOPLE_MEMO = 16  # person-filter row sets remembered until the index changes
 READ_BATCH = 2048  # new rows read per statement
 BoolArray = npt.NDArray[np.bool_]
-Postings = tuple[RowArray, FloatArray]
+Postings = bm25.Postings
 
 
 @dataclass(frozen=True)
@@ -70,18 +68,16 @@ class KeywordHits:
     top: dict[int, int]  # seq -> the terms it holds (bit i: terms[i]), best first
     frequencies: list[int]  # per term: the chunks holding it
     total: int  # the highest seq (coordination's document count)
-    _held: npt.NDArray[np.uint64] = field(repr=False)
+    _found: list[Postings] = field(repr=False)  # each term's live postings
     _row_of: RowArray = field(repr=False)
 
     def held(self, seqs: Sequence[int]) -> dict[int, int]:
-        """seq -> the terms it holds, for any chunk (0 for one this index does not hold)."""
-        rows, limit = self._row_of, self._row_of.shape[0]
-        found = {}
-        for seq in seqs:
-            # A row added after this query (rows are only appended) holds nothing of it.
-            row = int(rows[seq]) if 0 <= seq < limit else -1
-            found[seq] = int(self._held[row]) if 0 <= row < self._held.shape[0] else 0
-        return found
+        """seq -> the terms it holds, for any chunk (0 for one this index does not hold;
+        a row added after this query holds nothing of it: rows are only appended)."""
+        limit = self._row_of.shape[0]
+        rows = np.array([self._row_of[s] if 0 <= s < limit else -1 for s in seqs], np.int64)
+        bits = bm25.held_bits(self._found, rows)
+        return {s: int(b) if r >= 0 else 0 for s, r, b in zip(seqs, rows, bits, strict=True)}
 
     def weights(self) -> list[float]:
         """The terms' coordination weights (engine/search/coordination.py `term_weights`)."""
@@ -103,6 +99,7 @@ class _Rows:
         self.dead = 0  # rows marked dead since the postings were read
         self.added = 0  # rows tokenized since then
         self._norm: npt.NDArray[np.float64] | None = None
+        self._max_seq: int | None = None
         self.append(listed)
 
     def __len__(self) -> int:
@@ -128,18 +125,21 @@ class _Rows:
             grown[: self.row_of.shape[0]] = self.row_of
             self.row_of = grown
         self.row_of[seqs] = np.arange(first, first + count, dtype=np.int32)
-        self._norm = None
+        self._norm = self._max_seq = None
 
     def kill(self, rows: IntArray) -> None:
         self.alive[rows] = False
         self.row_of[self.seqs[rows]] = -1
         self.dead += int(rows.shape[0])
-        self._norm = None
+        self._norm = self._max_seq = None
 
     @property
     def max_seq(self) -> int:
-        live = self.seqs[self.alive]
-        return int(live.max()) if live.shape[0] else 0
+        """The highest live seq."""
+        if self._max_seq is None:
+            live = self.seqs[self.alive]
+            self._max_seq = int(live.max()) if live.shape[0] else 0
+        return self._max_seq
 
     @property
     def norm(self) -> npt.NDArray[np.float64]:
@@ -285,7 +285,13 @@ class KeywordIndex:
                 self._postings(t, prefix and i == last and len(t) >= 2) for i, t in enumerate(terms)
             ]
             keep = None if filters is None or filters.empty else self._mask(rows, filters)
-            return _scored(rows, found, k, keep, require_all)
+            if rows.dead:  # rows gone since the postings were read neither count nor score
+                found = [(w[rows.alive[w]], f[rows.alive[w]]) for w, f in found]
+            best = bm25.top_rows(found, len(rows), rows.norm, rows.seqs, k, keep, require_all)
+            held = bm25.held_bits(found, best)
+            top = {int(rows.seqs[r]): int(h) for r, h in zip(best, held, strict=True)}
+            frequencies = [int(w.shape[0]) for w, _ in found]
+            return KeywordHits(top, frequencies, rows.max_seq, found, rows.row_of)
 
     def _postings(self, term: str, prefix: bool) -> Postings:
         """The live rows holding the term (every term it begins, with `prefix`) and its
@@ -324,7 +330,8 @@ class KeywordIndex:
         inside = seqs < rows.row_of.shape[0]
         found = np.where(inside, rows.row_of[np.where(inside, seqs, 0)], -1)
         known = found >= 0
-        return found[known].astype(np.int32), freqs[known]
+        order = np.argsort(found[known], kind="stable")  # postings are in row order
+        return found[known][order].astype(np.int32), freqs[known][order]
 
     def _mask(self, rows: _Rows, filters: Filters) -> BoolArray:
         keep = columns_mask(filters, rows.types, rows.type_codes, rows.days)
@@ -346,40 +353,6 @@ class KeywordIndex:
                 self._people.clear()
             self._people[key] = named
         return self._people[key]
-
-
-def _scored(
-    rows: _Rows, found: list[Postings], k: int, keep: BoolArray | None, require_all: bool
-) -> KeywordHits:
-    """FTS5's bm25() for every row holding a term, and the k best that pass `keep`."""
-    count, total = rows.seqs.shape[0], max(1, len(rows))
-    scores = np.zeros(count, dtype=np.float64)
-    held = np.zeros(count, dtype=np.uint64)
-    norm, frequencies = rows.norm, []
-    for i, (where, freqs) in enumerate(found):
-        if rows.dead:
-            live = rows.alive[where]
-            where, freqs = where[live], freqs[live]
-        hits = int(where.shape[0])
-        frequencies.append(hits)
-        if not hits:
-            continue
-        idf = math.log((total - hits + 0.5) / (hits + 0.5))
-        f = freqs.astype(np.float64)
-        scores[where] += (idf if idf > 0 else 1e-6) * (f * (K1 + 1.0) / (f + norm[where]))
-        held[where] |= np.uint64(1 << i)
-    matched = np.flatnonzero(held)
-    if require_all:
-        matched = matched[held[matched] == np.uint64((1 << len(found)) - 1)]
-    if keep is not None:
-        matched = matched[keep[matched]]
-    if matched.shape[0] > k > 0:  # the k best, and every row tied with the k-th
-        cut = scores[matched[np.argpartition(-scores[matched], k - 1)[:k]]].min()
-        matched = matched[scores[matched] >= cut]
-    # Best first; equal scores in seq order, as FTS5's own sort returns them.
-    matched = matched[np.lexsort((rows.seqs[matched], -scores[matched]))][: max(k, 0)]
-    top = {int(rows.seqs[r]): int(held[r]) for r in matched}
-    return KeywordHits(top, frequencies, rows.max_seq, held, rows.row_of)
 
 
 def searcher_index(

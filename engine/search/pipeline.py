@@ -276,6 +276,9 @@ class Searcher:
         cannot run: no model, a failing server, an empty query)."""
         lists: dict[str, list[int]] = {}
         qvec, cosines = None, {}
+        vectors = mode in ("hybrid", "vector") and query.strip()
+        # The query is embedded while the keyword side runs (engine/search/query_embedder.py).
+        embedding = self._query_embedder.start(query, warnings) if vectors else None
         keywords = self.keywords(terms, k, filters, prefix) if mode in ("hybrid", "bm25") else None
         if keywords is not None:
             lists["bm25"] = list(keywords.top)
@@ -285,7 +288,7 @@ class Searcher:
             else {}
         )
         if mode in ("hybrid", "vector"):
-            qvec = self._query_vector(query, warnings) if query.strip() else None
+            qvec = embedding() if embedding is not None else None
             if qvec is not None:
                 hits = self.vector(qvec, k, filters)
                 cosines = dict(hits)

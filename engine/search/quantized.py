@@ -10,9 +10,11 @@ matrix), over rows that are L2-normalised part vectors, a chunk's parts consecut
 - `binary`: the sign bits of each part vector minus the mean part vector (48 bytes a part
   at 384-d), stored word-major so the Hamming distance to the query's sign bits is six XOR +
   popcount passes over contiguous words. The `rescore` nearest parts (ties at the cut
-  included) name candidate chunks; every part of those chunks is scored exactly in float32,
-  so a candidate's score is its true best-part cosine. The result equals exact search
-  whenever every true top-k chunk has a part among the candidates. Subtracting the mean
+  included) are scored exactly in float32; the `RESCORED_CHUNKS` × k chunks whose best
+  candidate part is nearest are then scored on every part, so a returned chunk's score is
+  its true best-part cosine. Scoring only the candidate parts first, not every part of
+  every candidate's chunk, made 320 × k at 1M parts 17.8 ms instead of 43.1 ms, for the
+  same recall (docs/benchmarks.md, "Speed at 100k and 1M"). Subtracting the mean
   does not change the order of q·x (q·μ is the same for every x) but spreads the bits:
   MiniLM's vectors share a mean component, and uncentred signs of such dimensions say little.
 - `auto` (the default): `binary` from `AUTO_BINARY_PARTS` parts on, `exact` below, where
@@ -24,6 +26,8 @@ matrix), over rows that are L2-normalised part vectors, a chunk's parts consecut
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -33,9 +37,14 @@ FloatArray = npt.NDArray[np.float32]
 IndexArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 SCANS = ("auto", "exact", "binary", "int8")
-AUTO_BINARY_PARTS = 400_000  # `auto`: binary from here on; below, the exact scan is faster
+AUTO_BINARY_PARTS = 60_000  # `auto`: binary from here on; below, the exact scan is as fast
 INT8_BLOCK = 1024  # rows cast to float32 at a time: 1.5 MB, inside the L2 cache
-PACK_BLOCK = 65536  # rows quantized at a time, so building the codes needs no full-size temporary
+# Chunks scored on every part, per chunk asked for: the best by their candidate parts.
+RESCORED_CHUNKS = 2
+PACK_BLOCK = 65536
+SCAN_BLOCK = 65536
+RESCORE_AT = 1_000_000  # the parts at which `search.vector_rescore` × k parts are re-scored
+MIN_DEPTH_SCALE = 0.25  # parts whose Hamming distances are summed at a time  # rows quantized at a time, so building the codes needs no full-size temporary
 
 
 class BinaryCodes:
@@ -73,9 +82,20 @@ class BinaryCodes:
         """Hamming distance of every part's bits to the query's (its own signs: q·(x − μ)
         orders the parts as q·x does)."""
         bits = self._pack(query.reshape(1, -1), np.zeros_like(query))[:, 0]
-        out = np.zeros(self.words.shape[1], dtype=np.uint16)
-        for word, qword in zip(self.words, bits, strict=True):
-            out += np.bitwise_count(word ^ qword)
+        rows = self.words.shape[1]
+        out = np.empty(rows, dtype=np.uint16)
+        # In blocks that stay in the cache, into buffers made once: 10.0 ms instead of
+        # 13.9 ms for the whole-column passes at 1.9M parts.
+        size = min(rows, SCAN_BLOCK)
+        xor, count = np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint8)
+        for start in range(0, rows, SCAN_BLOCK):
+            end = min(rows, start + SCAN_BLOCK)
+            n, total = end - start, out[start:end]
+            total[:] = 0
+            for word, qword in zip(self.words[:, start:end], bits, strict=True):
+                np.bitwise_xor(word, qword, out=xor[:n])
+                np.bitwise_count(xor[:n], out=count[:n])
+                np.add(total, count[:n], out=total)
         return out
 
     @property
@@ -129,6 +149,16 @@ class Int8Codes:
 Codes = BinaryCodes | Int8Codes
 
 
+def rescore_depth(rescore: int, k: int, rows: int) -> int:
+    """The parts a quantized scan re-scores for k chunks: `rescore` × k at `RESCORE_AT`
+    parts, in proportion to the square root of the parts (never below a quarter of that).
+    A fixed depth loses recall as the matrix grows (160 × k: recall@10 0.99 at 180k real
+    parts, 0.95 at 1.9M); one in proportion to the parts costs linear time; the root kept
+    recall@10 at 0.97 or more at both (docs/benchmarks.md, "Speed at 100k and 1M")."""
+    scale = max(MIN_DEPTH_SCALE, math.sqrt(rows / RESCORE_AT))
+    return max(1, int(rescore * k * scale))
+
+
 def scan_for(scan: str, rows: int) -> str:
     """The scan a matrix of `rows` parts gets (`auto` picks by size)."""
     if scan == "auto":
@@ -163,7 +193,7 @@ def nearest_chunks(
     query = np.asarray(query, dtype=np.float32).reshape(-1)
     chunks = np.zeros(0, dtype=np.int64)
     if codes is not None and 0 < rescore < matrix.shape[0]:
-        chunks = candidate_chunks(codes, starts, query, keep, rescore)
+        chunks = candidate_chunks(matrix, codes, starts, query, keep, rescore, k)
     available = starts.shape[0] if keep is None else int(keep.sum())
     if chunks.shape[0] >= min(k, available):
         scores = chunk_scores(matrix, starts, chunks, query)
@@ -188,10 +218,38 @@ def chunk_ends(starts: IndexArray, rows: int) -> IndexArray:
 
 
 def candidate_chunks(
+    matrix: FloatArray,
+    codes: Codes,
+    starts: IndexArray,
+    query: FloatArray,
+    keep: BoolArray | None,
+    wanted: int,
+    k: int,
+) -> IndexArray:
+    """The chunks (passing `keep`) to score exactly: the `RESCORED_CHUNKS` × k whose best
+    part is nearest among the `wanted` nearest parts by the codes, each of those parts
+    scored exactly (a chunk's other parts are scored by `chunk_scores`, for the few kept)."""
+    parts = candidate_parts(codes, starts, query, keep, wanted)
+    if not parts.shape[0]:
+        return np.zeros(0, dtype=np.int64)
+    owners = np.searchsorted(starts, parts, side="right") - 1
+    with one_blas_thread():
+        cosines = matrix[parts] @ query
+    first = np.ones(owners.shape[0], dtype=bool)
+    first[1:] = owners[1:] != owners[:-1]
+    heads = np.flatnonzero(first)
+    chunks, best = owners[heads], np.maximum.reduceat(cosines, heads)
+    keep_count = RESCORED_CHUNKS * k
+    if chunks.shape[0] > keep_count:
+        chunks = np.sort(chunks[np.argpartition(-best, keep_count - 1)[:keep_count]])
+    return chunks
+
+
+def candidate_parts(
     codes: Codes, starts: IndexArray, query: FloatArray, keep: BoolArray | None, wanted: int
 ) -> IndexArray:
-    """The chunks (sorted, passing `keep`) with a part among the `wanted` nearest parts by
-    the codes; for binary codes every part as near as the `wanted`-th is included."""
+    """The `wanted` nearest parts by the codes (sorted rows, their chunks passing `keep`);
+    for binary codes every part as near as the `wanted`-th is included."""
     rows = codes.words.shape[1] if isinstance(codes, BinaryCodes) else codes.codes.shape[0]
     row_keep = None if keep is None else np.repeat(keep, chunk_ends(starts, rows) - starts)
     if isinstance(codes, BinaryCodes):
@@ -205,9 +263,10 @@ def candidate_chunks(
         if row_keep is not None:
             approximate[~row_keep] = -np.inf
         picked = np.argpartition(-approximate, wanted - 1)[:wanted]
-        picked = picked[np.isfinite(approximate[picked])]
-    chunks = np.unique(np.searchsorted(starts, picked, side="right") - 1)
-    return chunks if keep is None else chunks[keep[chunks]]
+        picked = np.sort(picked[np.isfinite(approximate[picked])])
+    if keep is None:
+        return picked
+    return picked[keep[np.searchsorted(starts, picked, side="right") - 1]]
 
 
 def chunk_scores(

@@ -11,6 +11,7 @@ dead server once per keystroke.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -77,6 +78,23 @@ class QueryEmbedder:
         return self._embedder
 
     def vector(self, query: str, warnings: list[str]) -> Vectors | None:
+        """The query's vector, or None with a warning saying why."""
+        return self.start(query, warnings, background=False)()
+
+    def start(
+        self, query: str, warnings: list[str], background: bool = True
+    ) -> Callable[[], Vectors | None]:
+        """Begin embedding the query (on a thread of its own with `background`, so the
+        keyword side runs meanwhile); the call returned waits for the vector, or None
+        with a warning. The index is read here, on the caller's thread and snapshot."""
+        embedder = self._ready(warnings)
+        if embedder is None:
+            return lambda: None
+        dim = db.get_meta(self.conn, "dimension")
+        pending = _Pending(embedder.embed_query, query, background)
+        return lambda: self._checked(pending, dim, warnings)
+
+    def _ready(self, warnings: list[str]) -> Embedder | None:
         embedder = self._current()
         if embedder is None:
             warnings.append(f"embedder unavailable, keyword results only: {self._error}")
@@ -90,14 +108,16 @@ class QueryEmbedder:
         if time.monotonic() < self._rest_until:
             warnings.append(f"embedder failed recently, keyword results only: {self._error}")
             return None
+        return embedder
+
+    def _checked(self, pending: _Pending, dim: str | None, warnings: list[str]) -> Vectors | None:
         try:
-            qvec = embedder.embed_query(query)
+            qvec = pending.result()
         except EmbedderError as exc:
             self._error = str(exc)
             self._rest_until = time.monotonic() + COOLDOWN_SECONDS
             warnings.append(f"embedder failed, keyword results only: {exc}")
             return None
-        dim = db.get_meta(self.conn, "dimension")
         if dim is not None and int(dim) != qvec.shape[-1]:
             warnings.append(
                 f"the query embedder gives {qvec.shape[-1]}-d vectors but the index "
@@ -105,3 +125,34 @@ class QueryEmbedder:
             )
             return None
         return np.asarray(qvec, dtype=np.float32)
+
+
+class _Pending:
+    """One call run on a daemon thread of its own (or at once, without `background`): a
+    query's embedding is ~5 ms of onnxruntime, which lets go of the GIL, so the keyword
+    side runs meanwhile. A daemon thread, not a pool's: Ctrl+C never waits on a slow
+    embedding server at exit."""
+
+    def __init__(self, call: Callable[[str], Vectors], text: str, background: bool) -> None:
+        self._value: Vectors | None = None
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+        if background:
+            threading.Thread(target=self._run, args=(call, text), daemon=True).start()
+        else:
+            self._run(call, text)
+
+    def _run(self, call: Callable[[str], Vectors], text: str) -> None:
+        try:
+            self._value = call(text)
+        except BaseException as exc:  # re-raised on the waiting thread
+            self._error = exc
+        finally:
+            self._done.set()
+
+    def result(self) -> Vectors:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value

@@ -22,7 +22,7 @@ index state and shared by every Searcher), so a narrow filter still returns k hi
 k match.
 
 The scan (`search.vector_scan`, engine/search/quantized.py) is exact float32, or a binary or
-int8 copy of the matrix scanned first, the chunks of its nearest `search.vector_rescore` × k
+int8 copy of the matrix scanned first, the chunks of its nearest `rescore_depth` parts
 parts re-scored exactly from the float matrix, which is kept for that (4 bytes a dimension a
 part, against one bit for the binary copy: docs/benchmarks.md, "Vector side at scale").
 `auto` scans a large matrix binary and a small one exactly.
@@ -30,6 +30,7 @@ part, against one bit for the binary copy: docs/benchmarks.md, "Vector side at s
 
 from __future__ import annotations
 
+import itertools
 import threading
 from pathlib import Path
 
@@ -38,7 +39,7 @@ import numpy.typing as npt
 
 from engine.records import Person
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
-from engine.search.quantized import Codes, build_codes, nearest_chunks, scan_for
+from engine.search.quantized import Codes, build_codes, nearest_chunks, rescore_depth, scan_for
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks, database
@@ -119,7 +120,7 @@ class VectorCache:
             embedder = db.get_meta(self.conn, "embedder")
             if embedder != self._embedder or not len(self):
                 self._embedder = embedder
-                self._replace(self._read_rows(None))
+                self._load_all()
                 self.loads += 1
                 return True
             return self._update()
@@ -174,27 +175,51 @@ class VectorCache:
         self.ids, self.type_codes = [], {}
         self.types = np.zeros(0, dtype=np.int16)
         self.days = np.zeros(0, dtype=np.int32)
+        self._codes, self._starts = None, None
         self._append(rows)
+
+    def _load_all(self) -> None:
+        """Every embedded chunk's parts, streamed into a matrix made once at its final size
+        (read whole, joined, then copied, 1.9M parts' blobs took the RSS to 6.9 GB for a
+        2.9 GB matrix; docs/benchmarks.md, "Speed at 100k and 1M")."""
+        self._replace([])
+        dim = int(db.get_meta(self.conn, "dimension") or 0)
+        size = int(self.conn.execute(chunks.embedded_bytes_sql()).fetchone()[0])
+        if not dim or not size:
+            self._append(self._read_rows(None))
+            return
+        matrix = np.empty((size // (4 * dim), dim), dtype=np.float32)
+        listed: list[tuple[int, str, int, str, str | None]] = []
+        filled = 0
+        cursor = self.conn.execute(chunks.embedded_rows_sql())
+        while batch := list(itertools.islice(cursor, LOAD_BATCH)):
+            block = np.frombuffer(b"".join(r[2] for r in batch), dtype=np.float32)
+            matrix[filled : filled + block.shape[0] // dim] = block.reshape(-1, dim)
+            filled += block.shape[0] // dim
+            listed += [(r[0], r[1], len(r[2]), r[3], r[4]) for r in batch]
+        self.seqs, self.types, self.days, self.ids = self._columns(listed, dim)
+        self.matrix = matrix[:filled]
+
+    def _columns(
+        self, rows: list[tuple[int, str, int, str, str | None]], dim: int
+    ) -> tuple[SeqArray, npt.NDArray[np.int16], npt.NDArray[np.int32], list[str]]:
+        """Per part: seq, type code, day and id, from (seq, id, blob size, type, date) rows."""
+        counts = np.fromiter((r[2] // (4 * dim) for r in rows), dtype=np.int64, count=len(rows))
+        codes = (self.type_codes.setdefault(r[3], len(self.type_codes)) for r in rows)
+        types = np.repeat(np.fromiter(codes, dtype=np.int16, count=len(rows)), counts)
+        days = (db.day_number(r[4]) for r in rows)
+        days_array = np.repeat(np.fromiter(days, dtype=np.int32, count=len(rows)), counts)
+        seqs = np.repeat(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), counts)
+        ids = [r[1] for r, n in zip(rows, counts, strict=True) for _ in range(n)]
+        return seqs, types, days_array, ids
 
     def _append(self, rows: list[tuple[int, str, bytes, str, str | None]]) -> None:
         if not rows:
             return
         dim = int(db.get_meta(self.conn, "dimension") or 0) or len(rows[0][2]) // 4
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
-        counts = np.fromiter((len(r[2]) // (4 * dim) for r in rows), dtype=np.int64)
-        types = np.repeat(
-            np.fromiter(
-                (self.type_codes.setdefault(r[3], len(self.type_codes)) for r in rows),
-                dtype=np.int16,
-                count=len(rows),
-            ),
-            counts,
-        )
-        days = np.repeat(
-            np.fromiter((db.day_number(r[4]) for r in rows), dtype=np.int32, count=len(rows)),
-            counts,
-        )
-        seqs = np.repeat(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), counts)
+        listed = [(r[0], r[1], len(r[2]), r[3], r[4]) for r in rows]
+        seqs, types, days, ids = self._columns(listed, dim)
         self._starts = None
         if self.seqs.shape[0] and self.matrix.shape[1] == dim:
             if self._codes is not None:
@@ -206,7 +231,7 @@ class VectorCache:
         else:
             self._codes = None
             self.matrix, self.seqs, self.types, self.days = matrix.copy(), seqs, types, days
-        self.ids += [r[1] for r, n in zip(rows, counts, strict=True) for _ in range(n)]
+        self.ids += ids
 
     # -- search -----------------------------------------------------------------------------
 
@@ -256,7 +281,7 @@ class VectorCache:
                 k,
                 None if keep is None else keep[starts],
                 self._scan_codes(),
-                self.rescore * k,
+                rescore_depth(self.rescore, k, self.matrix.shape[0]),
             )
             seqs = self.seqs[starts][chunks]
         return [(int(s), float(v)) for s, v in zip(seqs, scores, strict=True)]

@@ -371,15 +371,15 @@ SETTINGS: tuple[Setting, ...] = (
         "auto",
         "How the in-memory vectors are scanned: exact (float32), or binary / int8 (a "
         "quantized copy scanned first, its head re-scored exactly); auto: binary from "
-        "400,000 parts on, exact below (docs/benchmarks.md, issue 16).",
+        "60,000 parts on, exact below (docs/benchmarks.md, issue 16).",
         choices=("auto", "exact", "binary", "int8"),
     ),
     Setting(
         "search.vector_rescore",
         int,
-        320,
-        "With a quantized scan: parts re-scored exactly per chunk asked for (every part of "
-        "the chunks they belong to is).",
+        240,
+        "With a quantized scan: parts re-scored exactly per chunk asked for, at 1M parts; "
+        "the depth grows as the square root of the parts (docs/benchmarks.md, issue 16).",
         low=1,
         high=100_000,
     ),

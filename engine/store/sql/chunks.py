@@ -186,6 +186,11 @@ def embedded_rows_sql() -> str:
     return f"{_EMBEDDED_ROWS} ORDER BY seq"
 
 
+def embedded_bytes_sql() -> str:
+    """The active vectors' total size in bytes (length() of a blob reads no blob)."""
+    return "SELECT coalesce(sum(length(embedding)), 0) FROM chunks WHERE embedding IS NOT NULL"
+
+
 def embedded_rows_by_seq_sql(count: int) -> str:
     """`embedded_rows_sql` for `count` seqs, unordered (bound: the seqs)."""
     return f"{_EMBEDDED_ROWS} AND seq IN ({placeholders(count)})"
