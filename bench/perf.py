@@ -245,7 +245,9 @@ def single_thread_runs(
     figures: dict[str, Any] = {}
     knn = {
         "vec0 float KNN": peers.Vec0(conn).knn,
-        "vector cache": lambda v, k: [seq for seq, _ in cache.knn(v, k)],
+        # Asked for k = 50 chunks, as the engine asks (limit 10 × overfetch 5): a quantized
+        # scan's re-score depth is in proportion to k (engine/search/quantized.py).
+        "vector cache": lambda v, k: [seq for seq, _ in cache.knn(v, K)][:k],
     }
     if with_peers:
         peer_samples, figures["peer_builds"], chroma = peer_runs(corpus, embedder, queries)

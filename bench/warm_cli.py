@@ -1,6 +1,6 @@
 """Warm CLI (issue 16): `memex --search` answered by a running `memex watch` vs the one-shot.
 
-    .venv/bin/python -m bench.warm_cli [--runs 21] [--quiet-load L]
+    .venv/bin/python -m bench.warm_cli [--runs 21] [--chunks 10000 100000] [--quiet-load L]
 
 On the demo index (built once into bench/out/warm_cli-run/demo/) and on a copy of the 10k
 perf index (bench/out/perf-10000-*/memex.db, its layer read in place), times the wall clock
@@ -177,7 +177,7 @@ def interpreter_start(runs: int) -> float:
 
 def table(figures: dict[str, Any]) -> str:
     rows = []
-    for name in ("demo", "perf-10000"):
+    for name in [n for n in figures if n == "demo" or n.startswith("perf-")]:
         f = figures[name]
         rows.append(
             [
@@ -197,6 +197,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.warm_cli", description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=21, help="searches timed per figure (median)")
     p.add_argument("--rebuild", action="store_true", help="index the demo layer again")
+    p.add_argument(
+        "--chunks", type=int, nargs="+", default=[10_000], help="perf index sizes (built)"
+    )
     add_quiet_load(p)
     return p
 
@@ -205,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     WORK.mkdir(parents=True, exist_ok=True)
     env = private_env()
-    indexes = {"demo": demo_index(env, args.rebuild), "perf-10000": perf_index_copy(10_000)}
+    indexes = {"demo": demo_index(env, args.rebuild)}
+    indexes |= {f"perf-{n}": perf_index_copy(n) for n in args.chunks}
     if args.quiet_load:
         wait_for_quiet(args.quiet_load)
     before = machine()

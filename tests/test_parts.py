@@ -142,7 +142,9 @@ def test_the_message_that_matches_ranks_its_window_and_leads_the_snippet(
 def test_vec0_and_the_cache_score_a_chunk_by_its_best_part(demo_index: Settings) -> None:
     plain = Searcher(demo_index, vector_cache=False)
     cached = Searcher(demo_index, vector_cache=True)
-    qvec = np.asarray(plain._query_vector("the ferry to the islands", []), dtype=np.float32)
+    qvec = np.asarray(
+        plain._query_embedder.vector("the ferry to the islands", []), dtype=np.float32
+    )
     one, two = plain.vector(qvec, 5, Filters()), cached.vector(qvec, 5, Filters())
     assert [s for s, _ in one] == [s for s, _ in two]
     assert all(abs(a - b) < 1e-4 for (_, a), (_, b) in zip(one, two, strict=True))

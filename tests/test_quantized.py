@@ -188,7 +188,15 @@ def test_binary_cache_equals_exact_cache_on_the_demo_index(demo_index: Settings)
                 assert [seq for seq, _ in got] == [seq for seq, _ in expected]
                 assert [c for _, c in got] == pytest.approx([c for _, c in expected], abs=1e-6)
     assert default._codes is not None and default._codes.nbytes < default.matrix.nbytes / 20
-    default.close(), exact.close()
+    # Asked for the exact scan, a binary cache at any depth answers as the exact one.
+    shallow = VectorCache(demo_index.db_path, "binary", 8)
+    for query in test_vector_cache.QUERIES:
+        qvec = embedder.embed_query(query)
+        assert shallow.knn(qvec, K)  # the binary scan, which builds the codes
+        got, expected = shallow.knn(qvec, K, exact=True), exact.knn(qvec, K)
+        assert [seq for seq, _ in got] == [seq for seq, _ in expected]
+    assert shallow._codes is not None  # it has its codes; the exact scan did not use them
+    default.close(), exact.close(), shallow.close()
 
 
 def default_people(settings: Settings) -> tuple:  # type: ignore[type-arg]

@@ -59,6 +59,7 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (schema.vec_tables_sql, ()),
     (database.connection_pragmas, (False,)),
     (database.connection_pragmas, (True,)),
+    (database.shrink_memory_sql, ()),
     (database.begin_immediate_sql, ()),
     (database.begin_sql, ()),
     (database.commit_sql, ()),

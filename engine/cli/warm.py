@@ -89,7 +89,9 @@ class SearchService:
         out = io.StringIO()
         try:
             check_limit(args)
-            response = search_on(engine.searcher(), engine.settings, args)
+            searcher = engine.searcher()  # this pool thread's own
+            searcher.exact_vectors = True  # the one-shot path's answer (vec0 is exact)
+            response = search_on(searcher, engine.settings, args)
         except CliError as exc:
             return answer("", f"memex: {exc}\n", exc.code)
         except Exception as exc:  # no index, damaged, closed: the one-shot path says it

@@ -22,6 +22,7 @@ from typing import Protocol
 import apsw
 
 from engine.search import fts
+from engine.search.filters import Filters, chunk_filter_sql
 from engine.store.sql import chunks as chunks_sql
 from engine.store.sql import fts as fts_sql
 
@@ -56,6 +57,27 @@ class Fts5Keywords:
     ) -> None:
         self.conn, self.terms, self.prefix, self.top = conn, list(terms), prefix, top
         self._weights: list[float] | None = None
+
+    @classmethod
+    def search(
+        cls,
+        conn: apsw.Connection,
+        terms: Sequence[str],
+        k: int,
+        filters: Filters,
+        prefix: bool = False,
+        require_all: bool = False,
+    ) -> Fts5Keywords:
+        """The k best BM25 hits through FTS5's `rank` (`fts.bm25_sql`), filtered."""
+        expression = fts.match_expression(list(terms), prefix, require_all)
+        if expression is None:
+            return cls(conn, terms, prefix, {})
+        where, params = chunk_filter_sql(filters, people_index=True)
+        try:
+            rows = conn.execute(fts.bm25_sql(where), (expression, *params, k)).fetchall()
+        except apsw.Error:
+            rows = []
+        return cls(conn, terms, prefix, {r[0]: r[2] for r in rows})
 
     def held(self, seqs: Sequence[int]) -> dict[int, int]:
         known = {s: self.top[s] for s in seqs if s in self.top}

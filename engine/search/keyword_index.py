@@ -37,6 +37,7 @@ from engine.records import Person
 from engine.search import bm25, coordination, fts
 from engine.search.bm25 import K1, B
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
+from engine.search.memory import after_load
 from engine.search.postings import (
     IntArray,
     PostingsError,
@@ -219,6 +220,7 @@ class KeywordIndex:
         rows.lengths = loaded.lengths
         self._rows, self._vocabulary, self._segments = rows, loaded.vocabulary, [loaded.segment]
         self.loads += 1
+        after_load(self.conn)
 
     def _update(self) -> bool:
         """Apply the changes since the last refresh; False when the postings should be read

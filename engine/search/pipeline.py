@@ -9,10 +9,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-import apsw
 import numpy as np
 
-from engine.embedders import Embedder, EmbedderPool, Vectors, create_embedder
+from engine.embedders import Embedder, EmbedderPool, create_embedder
 from engine.people import PeopleMatcher, load_people
 from engine.records import Person, SearchResult
 from engine.search import (
@@ -91,6 +90,9 @@ class Searcher:
         self._coverage = VectorCoverage(self.conn)
         self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache)
         self.keyword_index, self._owns_index = searcher_index(settings, keyword_index)
+        # The in-memory vectors scanned exactly, whatever `search.vector_scan` says: the warm
+        # `memex --search` sets it, so its answers are the one-shot path's, byte for byte.
+        self.exact_vectors = False
 
     def close(self) -> None:
         """Close the connection (after a search running on another thread finishes)."""
@@ -124,23 +126,11 @@ class Searcher:
     ) -> coordination.Keywords:
         """The keyword side of a query: from the in-memory index when this Searcher has one
         (the same ranking, engine/search/keyword_index.py), else from FTS5."""
-        if not terms:
-            return coordination.Fts5Keywords(self.conn, terms, prefix, {})
-        if self.keyword_index is not None:
+        if terms and self.keyword_index is not None:
             hits = self.keyword_index.search(terms, k, filters, prefix, require_all)
             if hits is not None:
                 return hits
-        expression = fts.match_expression(terms, prefix_last=prefix, require_all=require_all)
-        where, params = chunk_filter_sql(filters, people_index=True)
-        try:
-            rows = self.conn.execute(fts.bm25_sql(where), (expression, *params, k)).fetchall()
-        except apsw.Error:
-            rows = []
-        return coordination.Fts5Keywords(self.conn, terms, prefix, {r[0]: r[2] for r in rows})
-
-    def _query_vector(self, query: str, warnings: list[str]) -> Vectors | None:
-        # The model of the ACTIVE vectors, even while another one is built aside.
-        return self._query_embedder.vector(query, warnings)
+        return coordination.Fts5Keywords.search(self.conn, terms, k, filters, prefix, require_all)
 
     def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[tuple[int, float]]:
         """(seq, cosine) of the k chunks whose best part is nearest the query, best first."""
@@ -148,7 +138,7 @@ class Searcher:
         if not table or not db.table_exists(self.conn, table):
             return []
         if self.vector_cache is not None:
-            return self.vector_cache.knn(qvec, k, filters)
+            return self.vector_cache.knn(qvec, k, filters, self.exact_vectors)
         if filters.people:
             # People are not vec0 metadata: score the filtered chunks exactly instead, found
             # through the FTS index (a phrase per name), not by reading every chunk's text.

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from engine.records import Person
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
+from engine.search.memory import after_load
 from engine.search.quantized import Codes, build_codes, nearest_chunks, rescore_depth, scan_for
 from engine.settings import Settings
 from engine.store import db
@@ -199,6 +200,7 @@ class VectorCache:
             listed += [(r[0], r[1], len(r[2]), r[3], r[4]) for r in batch]
         self.seqs, self.types, self.days, self.ids = self._columns(listed, dim)
         self.matrix = matrix[:filled]
+        after_load(self.conn)
 
     def _columns(
         self, rows: list[tuple[int, str, int, str, str | None]], dim: int
@@ -265,9 +267,10 @@ class VectorCache:
         return keep
 
     def knn(
-        self, query: FloatArray, k: int, filters: Filters | None = None
+        self, query: FloatArray, k: int, filters: Filters | None = None, exact: bool = False
     ) -> list[tuple[int, float]]:
-        """(seq, cosine) of the k chunks nearest by their best part, best first, filtered."""
+        """(seq, cosine) of the k chunks nearest by their best part, best first, filtered;
+        `exact`: the float scan whatever `scan` says."""
         with self._lock:
             self._refresh()
             if not len(self) or k < 1 or self.matrix.shape[1] != len(query):
@@ -280,7 +283,7 @@ class VectorCache:
                 np.asarray(query, dtype=np.float32),
                 k,
                 None if keep is None else keep[starts],
-                self._scan_codes(),
+                None if exact else self._scan_codes(),
                 rescore_depth(self.rescore, k, self.matrix.shape[0]),
             )
             seqs = self.seqs[starts][chunks]

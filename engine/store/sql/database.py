@@ -16,6 +16,12 @@ def connection_pragmas(readonly: bool) -> list[str]:
     return ([] if readonly else ["PRAGMA journal_mode=WAL"]) + list(_SETTINGS)
 
 
+def shrink_memory_sql() -> str:
+    """Free the connection's page cache (after a read of the whole index that no query
+    will read again)."""
+    return "PRAGMA shrink_memory"
+
+
 def begin_immediate_sql() -> str:
     """A write transaction that takes the write lock at once."""
     return "BEGIN IMMEDIATE"
