@@ -215,17 +215,20 @@ def loaded_cache(
         "cache_mb": round(cache.matrix.nbytes / 1e6, 1),
         "keyword_index_load_s": round(time.perf_counter() - loaded, 2),
         "keyword_index_mb": round(index.nbytes / 1e6, 1),
-        "warm_rss_mb": current_rss_mb(),
+        "warm_rss_mb": round(current_rss_mb(), 1),
+        "warm_anon_mb": round(current_rss_mb("RssAnon"), 1),
     }
     return cached, cache, figures
 
 
-def current_rss_mb() -> float:
-    """This process's resident set now (Linux: /proc; elsewhere its peak so far)."""
+def current_rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident set now (Linux: /proc; elsewhere its peak so far). `field`
+    RssAnon: its anonymous memory only, without the index file's mapped pages (the
+    connections map up to 256 MB of it each; the system can drop those at will)."""
     status = Path("/proc/self/status")
     if status.exists():
         for line in status.read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     import resource
 

@@ -67,7 +67,8 @@ def process_table(figures: dict[str, Any]) -> str:
                 f"{figures['keyword_index_load_s']} s / {figures['keyword_index_mb']} MB",
             ]
         )
-        rows.append(["warm process RSS with both loaded", f"{figures['warm_rss_mb']:.0f} MB"])
+        rss, anon = figures["warm_rss_mb"], figures.get("warm_anon_mb", 0)
+        rows.append(["bench process RSS / anonymous, both loaded", f"{rss:.0f} / {anon:.0f} MB"])
     rows += [[f"{name}", f"{value} s"] for name, value in figures.get("peer_builds", {}).items()]
     rows += [[f"recall@10 vs exact: {name}", value] for name, value in figures["recall"].items()]
     return markdown_table(["figure", "value"], rows)

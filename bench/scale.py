@@ -135,14 +135,16 @@ def measure(path: Path, n_queries: int) -> dict[str, Any]:
     conn.close()
     queries = perf.make_queries(texts, n_queries)
     embedder = create_embedder(settings)
-    before = perf.current_rss_mb()
+    before, anon = perf.current_rss_mb(), perf.current_rss_mb("RssAnon")
     searcher, cache, figures = perf.loaded_cache(settings, embedder)
     figures["rss_before_loads_mb"] = round(before, 1)
+    figures["anon_before_loads_mb"] = round(anon, 1)
     figures["parts"] = int(cache.matrix.shape[0])
     figures["chunks"] = len(cache)
     samples = perf.engine_runs(searcher, queries, "Memex warm path", "Maya")
     figures["vector_recall_at_10"] = vector_recall(searcher, embedder, queries)
     figures["rss_after_searches_mb"] = round(perf.current_rss_mb(), 1)
+    figures["anon_after_searches_mb"] = round(perf.current_rss_mb("RssAnon"), 1)
     searcher.close()
     return {"figures": figures, "samples": samples}
 

@@ -37,7 +37,6 @@ from engine.records import Person
 from engine.search import bm25, coordination, fts
 from engine.search.bm25 import K1, B
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
-from engine.search.memory import after_load
 from engine.search.postings import (
     IntArray,
     PostingsError,
@@ -220,7 +219,8 @@ class KeywordIndex:
         rows.lengths = loaded.lengths
         self._rows, self._vocabulary, self._segments = rows, loaded.vocabulary, [loaded.segment]
         self.loads += 1
-        after_load(self.conn)
+        # The pages just read (past the mmap'd head of the file) no query reads again.
+        self.conn.execute(database.shrink_memory_sql())
 
     def _update(self) -> bool:
         """Apply the changes since the last refresh; False when the postings should be read

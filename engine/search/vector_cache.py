@@ -39,7 +39,6 @@ import numpy.typing as npt
 
 from engine.records import Person
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
-from engine.search.memory import after_load
 from engine.search.quantized import Codes, build_codes, nearest_chunks, rescore_depth, scan_for
 from engine.settings import Settings
 from engine.store import db
@@ -200,7 +199,7 @@ class VectorCache:
             listed += [(r[0], r[1], len(r[2]), r[3], r[4]) for r in batch]
         self.seqs, self.types, self.days, self.ids = self._columns(listed, dim)
         self.matrix = matrix[:filled]
-        after_load(self.conn)
+        self.conn.execute(database.shrink_memory_sql())  # no query reads those pages again
 
     def _columns(
         self, rows: list[tuple[int, str, int, str, str | None]], dim: int

@@ -18,7 +18,7 @@ def connection_pragmas(readonly: bool) -> list[str]:
 
 def shrink_memory_sql() -> str:
     """Free the connection's page cache (after a read of the whole index that no query
-    will read again)."""
+    will read again: up to `cache_size`, 64 MB, a connection)."""
     return "PRAGMA shrink_memory"
 
 
