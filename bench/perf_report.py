@@ -53,25 +53,27 @@ def process_table(figures: dict[str, Any]) -> str:
             f"{figures['cold_search_s']:.2f} s",
         ],
         ["database size (db + wal)", f"{figures['db_mb']:.1f} MB"],
+        *warm_rows(figures),
     ]
-    rows.append(
+    rows += [[f"{name}", f"{value} s"] for name, value in figures.get("peer_builds", {}).items()]
+    rows += [[f"recall@10 vs exact: {name}", value] for name, value in figures["recall"].items()]
+    return markdown_table(["figure", "value"], rows)
+
+
+def warm_rows(figures: dict[str, Any]) -> list[list[str]]:
+    """The warm path's loads and memory."""
+    rows = [
         [
             "vector cache: first load / matrix size",
             f"{figures['cache_load_s']} s / {figures['cache_mb']} MB",
         ]
-    )
+    ]
     if "keyword_index_load_s" in figures:
-        rows.append(
-            [
-                "keyword index: first load / postings size",
-                f"{figures['keyword_index_load_s']} s / {figures['keyword_index_mb']} MB",
-            ]
-        )
+        loaded = f"{figures['keyword_index_load_s']} s / {figures['keyword_index_mb']} MB"
         rss, anon = figures["warm_rss_mb"], figures.get("warm_anon_mb", 0)
+        rows.append(["keyword index: first load / postings size", loaded])
         rows.append(["bench process RSS / anonymous, both loaded", f"{rss:.0f} / {anon:.0f} MB"])
-    rows += [[f"{name}", f"{value} s"] for name, value in figures.get("peer_builds", {}).items()]
-    rows += [[f"recall@10 vs exact: {name}", value] for name, value in figures["recall"].items()]
-    return markdown_table(["figure", "value"], rows)
+    return rows
 
 
 def targets_table(figures: dict[str, Any], samples: Samples) -> str:

@@ -90,9 +90,7 @@ class Searcher:
         self._coverage = VectorCoverage(self.conn)
         self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache)
         self.keyword_index, self._owns_index = searcher_index(settings, keyword_index)
-        # The in-memory vectors scanned exactly, whatever `search.vector_scan` says: the warm
-        # `memex --search` sets it, so its answers are the one-shot path's, byte for byte.
-        self.exact_vectors = False
+        self.exact_vectors = False  # True: the warm `memex --search`'s (the one-shot's answer)
 
     def close(self) -> None:
         """Close the connection (after a search running on another thread finishes)."""
