@@ -19,14 +19,10 @@ from engine.search.keyword_index import KeywordIndex
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks as chunks_sql
+from tests import test_vector_cache
 
 QUERIES = (
-    "when is the standup",
-    "espresso appliance at work is broken",
-    "ferry with bikes",
-    "blood sugar after dinner",
-    "pricing model for the contract",
-    "invoice overdue",
+    *test_vector_cache.QUERIES,
     "Priya said yeah ok",
     "INV-2026-0417 E_SCHED_TIMEOUT",  # identifiers: phrases of several tokens
     "10:30 follow-up call",
