@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -113,27 +112,13 @@ def test_whole_searches_rank_as_the_one_shot_path(demo_index: Settings) -> None:
     plain.close(), warm.close()
 
 
-def slack(channel: str, texts: list[str], start: int = 0) -> str:
-    lines = [
-        {
-            "ts": f"{1_780_000_000 + (start + i) * 60}.000100",
-            "channel": channel,
-            "user": "U1",
-            "user_name": "Priya",
-            "text": t,
-        }
-        for i, t in enumerate(texts)
-    ]
-    return "\n".join(json.dumps(line) for line in lines) + "\n"
-
-
 @pytest.fixture
 def small(settings_factory: Callable[..., Settings]) -> Settings:
     settings = settings_factory(embedder__name="hashing")
     root = settings.roots[0]
     (root / "data" / "slack").mkdir(parents=True)
     (root / "data" / "slack" / "eng.jsonl").write_text(
-        slack("eng", [f"the scheduler run {i} finished" for i in range(12)])
+        test_vector_cache.slack("eng", [f"the scheduler run {i} finished" for i in range(12)])
     )
     notes = root / "notes"
     notes.mkdir()
