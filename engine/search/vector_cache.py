@@ -169,20 +169,20 @@ class VectorCache:
             rows += self.conn.execute(chunks.embedded_rows_by_seq_sql(len(batch)), batch).fetchall()
         return rows
 
-    def _replace(self, rows: list[tuple[int, str, bytes, str, str | None]]) -> None:
+    def _reset(self) -> None:
+        """Hold nothing (before a full load)."""
         self.matrix = np.zeros((0, 0), dtype=np.float32)
         self.seqs = np.zeros(0, dtype=np.int64)
         self.ids, self.type_codes = [], {}
         self.types = np.zeros(0, dtype=np.int16)
         self.days = np.zeros(0, dtype=np.int32)
         self._codes, self._starts = None, None
-        self._append(rows)
 
     def _load_all(self) -> None:
         """Every embedded chunk's parts, streamed into a matrix made once at its final size
         (read whole, joined, then copied, 1.9M parts' blobs took the RSS to 6.9 GB for a
         2.9 GB matrix; docs/benchmarks.md, "Speed at 100k and 1M")."""
-        self._replace([])
+        self._reset()
         dim = int(db.get_meta(self.conn, "dimension") or 0)
         size = int(self.conn.execute(chunks.embedded_bytes_sql()).fetchone()[0])
         if not dim or not size:
