@@ -157,8 +157,8 @@ def vector_recall(searcher: Searcher, embedder: Any, queries: list[str]) -> floa
     found = []
     for query in queries:
         vector = embedder.embed_query(query)
-        exact, _ = nearest_chunks(cache.matrix, cache.starts, vector, 10)
-        truth = set(cache.seqs[cache.starts][exact].tolist())
+        exact, _ = nearest_chunks(cache.matrix, cache.layout, vector, 10)
+        truth = set(cache.seqs[cache.starts[exact]].tolist())
         got = {seq for seq, _ in cache.knn(vector, perf.K)[:10]}  # k as the engine asks
         found.append(len(truth & got) / 10)
     return round(statistics.fmean(found), 4)

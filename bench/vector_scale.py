@@ -172,23 +172,24 @@ def default_rescore() -> int:
 def searches(
     matrix: Matrix, starts: Matrix, codes: dict[str, Any], rescores: list[int]
 ) -> dict[str, Search]:
-    keep = np.random.default_rng(5).random(starts.shape[0]) < 0.3
+    layout = qz.Layout(starts, matrix.shape[0])
+    keep = qz.Selection(layout, np.random.default_rng(5).random(len(layout)) < 0.3)
     out: dict[str, Search] = {
-        "exact float, 1 BLAS thread": lambda q: qz.nearest_chunks(matrix, starts, q, K),
+        "exact float, 1 BLAS thread": lambda q: qz.nearest_chunks(matrix, layout, q, K),
         "exact float, default BLAS threads": default_threads_exact(matrix, starts),
     }
     for factor in rescores:
         out[f"binary, re-score {factor}×k"] = lambda q, f=factor: qz.nearest_chunks(
-            matrix, starts, q, K, codes=codes["binary"], rescore=f * K
+            matrix, layout, q, K, codes=codes["binary"], rescore=f * K
         )
     middle = default_rescore()
     out[f"int8, re-score {middle}×k"] = lambda q: qz.nearest_chunks(
-        matrix, starts, q, K, codes=codes["int8"], rescore=middle * K
+        matrix, layout, q, K, codes=codes["int8"], rescore=middle * K
     )
     out[f"binary, re-score {middle}×k, 30 % filter"] = lambda q: qz.nearest_chunks(
-        matrix, starts, q, K, keep, codes["binary"], middle * K
+        matrix, layout, q, K, keep, codes["binary"], middle * K
     )
-    out["exact float, 30 % filter"] = lambda q: qz.nearest_chunks(matrix, starts, q, K, keep)
+    out["exact float, 30 % filter"] = lambda q: qz.nearest_chunks(matrix, layout, q, K, keep)
     return out
 
 

@@ -36,14 +36,14 @@ def clustered(rows: int, sample_seed: int, dim: int = 384, centres: int = 300) -
 
 
 @pytest.fixture(scope="module")
-def fixed_set() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fixed_set() -> tuple[np.ndarray, qz.Layout, np.ndarray]:
     """30,000 part vectors in chunks of 1–4 parts, and 60 queries near the data."""
     matrix = clustered(30_000, sample_seed=100)
     sizes = np.random.default_rng(1).integers(1, 5, matrix.shape[0])
     starts = np.concatenate([[0], np.cumsum(sizes)])
     starts = starts[starts < matrix.shape[0]].astype(np.int64)
     queries = clustered(60, sample_seed=7)
-    return matrix, starts, queries
+    return matrix, qz.Layout(starts, matrix.shape[0]), queries
 
 
 def overlap(a: np.ndarray, b: np.ndarray, depth: int) -> float:
@@ -52,14 +52,14 @@ def overlap(a: np.ndarray, b: np.ndarray, depth: int) -> float:
 
 @pytest.mark.parametrize("scan", ["binary", "int8"])
 def test_quantized_scan_finds_the_exact_top_k(
-    fixed_set: tuple[np.ndarray, np.ndarray, np.ndarray], scan: str
+    fixed_set: tuple[np.ndarray, qz.Layout, np.ndarray], scan: str
 ) -> None:
-    matrix, starts, queries = fixed_set
+    matrix, layout, queries = fixed_set
     codes = qz.build_codes(scan, matrix)
     recalls = []
     for query in queries:
-        exact, exact_scores = qz.nearest_chunks(matrix, starts, query, K)
-        got, scores = qz.nearest_chunks(matrix, starts, query, K, None, codes, DEFAULT_RESCORE * K)
+        exact, exact_scores = qz.nearest_chunks(matrix, layout, query, K)
+        got, scores = qz.nearest_chunks(matrix, layout, query, K, None, codes, DEFAULT_RESCORE * K)
         recalls.append(overlap(exact, got, 10))
         # Candidates are re-scored exactly, every part: a shared chunk has the same cosine.
         shared = {int(c): float(s) for c, s in zip(exact, exact_scores, strict=True)}
@@ -73,14 +73,14 @@ def test_quantized_scan_finds_the_exact_top_k(
 
 
 def test_too_few_candidates_lose_neighbours_so_the_rescore_depth_matters(
-    fixed_set: tuple[np.ndarray, np.ndarray, np.ndarray],
+    fixed_set: tuple[np.ndarray, qz.Layout, np.ndarray],
 ) -> None:
-    matrix, starts, queries = fixed_set
+    matrix, layout, queries = fixed_set
     codes = qz.build_codes("binary", matrix)
     recalls = [
         overlap(
-            qz.nearest_chunks(matrix, starts, q, K)[0],
-            qz.nearest_chunks(matrix, starts, q, K, None, codes, K)[0],
+            qz.nearest_chunks(matrix, layout, q, K)[0],
+            qz.nearest_chunks(matrix, layout, q, K, None, codes, K)[0],
             10,
         )
         for q in queries
@@ -89,18 +89,47 @@ def test_too_few_candidates_lose_neighbours_so_the_rescore_depth_matters(
 
 
 def test_filtered_quantized_scan_returns_only_kept_chunks_and_the_exact_ones(
-    fixed_set: tuple[np.ndarray, np.ndarray, np.ndarray],
+    fixed_set: tuple[np.ndarray, qz.Layout, np.ndarray],
 ) -> None:
-    matrix, starts, queries = fixed_set
+    matrix, layout, queries = fixed_set
     codes = qz.build_codes("binary", matrix)
     for share in (0.3, 0.001):
-        keep = np.random.default_rng(3).random(starts.shape[0]) < share
+        keep = np.random.default_rng(3).random(len(layout)) < share
+        selection = qz.Selection(layout, keep)
         for query in queries[:10]:
-            exact, _ = qz.nearest_chunks(matrix, starts, query, K, keep)
-            got, _ = qz.nearest_chunks(matrix, starts, query, K, keep, codes, DEFAULT_RESCORE * K)
+            exact, _ = qz.nearest_chunks(matrix, layout, query, K, selection)
+            got, _ = qz.nearest_chunks(
+                matrix, layout, query, K, selection, codes, DEFAULT_RESCORE * K
+            )
             assert keep[got].all()
             assert len(got) == min(K, int(keep.sum()))
             assert overlap(exact, got, min(10, len(exact))) == 1.0
+
+
+def test_an_exact_scan_of_a_narrow_selection_scores_only_its_chunks_and_all_of_them(
+    fixed_set: tuple[np.ndarray, qz.Layout, np.ndarray],
+) -> None:
+    matrix, layout, queries = fixed_set
+    for share in (0.05, 0.5):  # below and above NARROW_SHARE: gathered, then masked
+        keep = np.random.default_rng(8).random(len(layout)) < share
+        selection = qz.Selection(layout, keep)
+        assert (selection.parts < qz.NARROW_SHARE * layout.rows) == (share < qz.NARROW_SHARE)
+        for query in queries[:5]:
+            every = np.maximum.reduceat(matrix @ query, layout.starts)
+            expected = np.flatnonzero(keep)[np.argsort(-every[keep], kind="stable")[:K]]
+            got, scores = qz.nearest_chunks(matrix, layout, query, K, selection)
+            assert np.array_equal(got, expected)
+            assert np.allclose(scores, every[expected], atol=1e-6)
+
+
+def test_the_binary_cut_read_off_a_sample_keeps_about_the_depth_asked() -> None:
+    distance = np.random.default_rng(9).binomial(384, 0.45, 400_000).astype(np.uint16)
+    for wanted in (500, 16_000):  # counted exactly; read off every 16th distance
+        cut = qz.binary_cut(distance, wanted)
+        below, within = int((distance < cut).sum()), int((distance <= cut).sum())
+        assert below < wanted * 1.05 and within > wanted * 0.95
+        if wanted < qz.SAMPLE_MIN_HITS * 2:  # a stride of 1: the exact cut
+            assert below < wanted <= within
 
 
 def test_codes_kept_and_appended_equal_codes_built_afresh() -> None:
@@ -145,12 +174,12 @@ def test_one_blas_thread_inside_and_restored_after_the_last_holder_leaves() -> N
 
 
 def test_results_do_not_change_under_the_thread_limit(
-    fixed_set: tuple[np.ndarray, np.ndarray, np.ndarray],
+    fixed_set: tuple[np.ndarray, qz.Layout, np.ndarray],
 ) -> None:
-    matrix, starts, queries = fixed_set
+    matrix, layout, queries = fixed_set
     for query in queries[:10]:
-        free = np.maximum.reduceat(matrix @ query, starts)  # numpy's default threads
-        chunks, scores = qz.nearest_chunks(matrix, starts, query, K)
+        free = np.maximum.reduceat(matrix @ query, layout.starts)  # numpy's default threads
+        chunks, scores = qz.nearest_chunks(matrix, layout, query, K)
         order = np.argsort(-free, kind="stable")[:K]
         assert np.array_equal(chunks, order)
         assert np.allclose(scores, free[order], atol=1e-6)

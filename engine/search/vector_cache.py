@@ -39,7 +39,15 @@ import numpy.typing as npt
 
 from engine.records import Person
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
-from engine.search.quantized import Codes, build_codes, nearest_chunks, rescore_depth, scan_for
+from engine.search.quantized import (
+    Codes,
+    Layout,
+    Selection,
+    build_codes,
+    nearest_chunks,
+    rescore_depth,
+    scan_for,
+)
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks, database
@@ -48,6 +56,7 @@ FloatArray = npt.NDArray[np.float32]
 SeqArray = npt.NDArray[np.int64]
 LOAD_BATCH = 2048
 PEOPLE_MEMO = 16  # person-filter chunk sets remembered until the index changes
+SELECTION_MEMO = 16  # filters' selections remembered until the index changes
 
 
 class VectorCache:
@@ -74,7 +83,8 @@ class VectorCache:
         self.days = np.zeros(0, dtype=np.int32)
         self.type_codes: dict[str, int] = {}
         self._people: dict[tuple[str, ...], SeqArray] = {}
-        self._starts: SeqArray | None = None  # the first row of each chunk
+        self._selections: dict[Filters, Selection] = {}
+        self._layout: Layout | None = None  # where each chunk's rows lie
         self.loads = 0  # full loads
         self.updates = 0  # incremental refreshes that changed something
 
@@ -91,12 +101,17 @@ class VectorCache:
     @property
     def starts(self) -> SeqArray:
         """The first row of each chunk (its parts are the rows up to the next start)."""
-        if self._starts is None:
+        return self.layout.starts
+
+    @property
+    def layout(self) -> Layout:
+        """Where each chunk's parts lie (made once per matrix state)."""
+        if self._layout is None:
             seqs = self.seqs
             changed = np.ones(seqs.shape[0], dtype=bool)
             changed[1:] = seqs[1:] != seqs[:-1]
-            self._starts = np.flatnonzero(changed)
-        return self._starts
+            self._layout = Layout(np.flatnonzero(changed), seqs.shape[0])
+        return self._layout
 
     def close(self) -> None:
         """Close the cache's connection once no search is using it."""
@@ -116,6 +131,7 @@ class VectorCache:
             return False
         self._data_version = version
         self._people.clear()
+        self._selections.clear()
         with db.read_snapshot(self.conn):
             embedder = db.get_meta(self.conn, "embedder")
             if embedder != self._embedder or not len(self):
@@ -151,7 +167,7 @@ class VectorCache:
             self.days[keep],
         )
         self.ids = [i for i, k in zip(self.ids, keep, strict=True) if k]
-        self._starts = None
+        self._layout = None
         if self._codes is not None:
             self._codes = self._codes.kept(keep)
         if rows:
@@ -176,7 +192,7 @@ class VectorCache:
         self.ids, self.type_codes = [], {}
         self.types = np.zeros(0, dtype=np.int16)
         self.days = np.zeros(0, dtype=np.int32)
-        self._codes, self._starts = None, None
+        self._codes, self._layout = None, None
 
     def _load_all(self) -> None:
         """Every embedded chunk's parts, streamed into a matrix made once at its final size
@@ -221,7 +237,7 @@ class VectorCache:
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
         listed = [(r[0], r[1], len(r[2]), r[3], r[4]) for r in rows]
         seqs, types, days, ids = self._columns(listed, dim)
-        self._starts = None
+        self._layout = None
         if self.seqs.shape[0] and self.matrix.shape[1] == dim:
             if self._codes is not None:
                 self._codes = self._codes.appended(matrix)
@@ -256,14 +272,22 @@ class VectorCache:
             )
         return self._people[key]
 
-    def _mask(self, filters: Filters) -> npt.NDArray[np.bool_] | None:
-        """Rows that pass the filters, or None when nothing filters."""
-        if filters.empty:
+    def _selection(self, filters: Filters | None) -> Selection | None:
+        """The chunks that pass the filters (None when nothing filters), kept until the
+        index changes: typing with a filter set builds its masks once, not per keystroke
+        (~10 ms over 1.9M parts)."""
+        if filters is None or filters.empty:
             return None
-        keep = columns_mask(filters, self.types, self.type_codes, self.days)
-        if filters.people:
-            keep &= np.isin(self.seqs, self._people_seqs(filters.people), assume_unique=True)
-        return keep
+        if filters not in self._selections:
+            starts = self.starts
+            keep = columns_mask(filters, self.types[starts], self.type_codes, self.days[starts])
+            if filters.people:
+                people = self._people_seqs(filters.people)
+                keep &= np.isin(self.seqs[starts], people, assume_unique=True)
+            if len(self._selections) >= SELECTION_MEMO:
+                self._selections.clear()
+            self._selections[filters] = Selection(self.layout, keep)
+        return self._selections[filters]
 
     def knn(
         self, query: FloatArray, k: int, filters: Filters | None = None, exact: bool = False
@@ -274,18 +298,16 @@ class VectorCache:
             self._refresh()
             if not len(self) or k < 1 or self.matrix.shape[1] != len(query):
                 return []
-            starts = self.starts
-            keep = None if filters is None else self._mask(filters)
             chunks, scores = nearest_chunks(
                 self.matrix,
-                starts,
+                self.layout,
                 np.asarray(query, dtype=np.float32),
                 k,
-                None if keep is None else keep[starts],
+                self._selection(filters),
                 None if exact else self._scan_codes(),
                 rescore_depth(self.rescore, k, self.matrix.shape[0]),
             )
-            seqs = self.seqs[starts][chunks]
+            seqs = self.seqs[self.starts[chunks]]
         return [(int(s), float(v)) for s, v in zip(seqs, scores, strict=True)]
 
     def _scan_codes(self) -> Codes | None:
