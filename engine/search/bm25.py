@@ -29,6 +29,7 @@ from engine.search.postings import FloatArray, RowArray
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 COMMON_SHARE = 0.01  # a term held by more than this share of the rows is a common one
 CANDIDATE_SHARE = 0.02  # past this share of the rows as candidates, every row is scored
+FLOOR_STRIDE = 16  # every row scored: the k-th best of every 16th bounds the k-th below
 BoolArray = npt.NDArray[np.bool_]
 Postings = tuple[RowArray, FloatArray]  # rows (ascending) and the term's weighted frequency
 Scores = npt.NDArray[np.float64]
@@ -60,14 +61,29 @@ def top_rows(
             return _best(candidates, scores, seqs, k)
     scores = np.zeros(norm.shape[0], dtype=np.float64)
     for (where, freqs), weight in zip(found, idfs, strict=True):
-        if where.shape[0]:
-            scores[where] += _parts(where, freqs, weight, norm)
-    matched = np.flatnonzero(scores)  # every part is > 0: a matching row scores above 0
-    if require_all:
-        matched = matched[held_bits(found, matched) == (1 << len(found)) - 1]
+        if where.shape[0]:  # `add.at`: 2.5× a fancy-indexed +=, the same sums (rows unique)
+            np.add.at(scores, where, _parts(where, freqs, weight, norm))
     if keep is not None:
-        matched = matched[keep[matched]]
+        scores[~keep] = 0.0
+    if require_all:
+        matched = np.flatnonzero(scores)  # every part is > 0: a matching row scores above 0
+        matched = matched[held_bits(found, matched) == (1 << len(found)) - 1]
+    else:
+        matched = _at_least_kth(scores, k)
     return _best(matched, scores[matched], seqs, k)
+
+
+def _at_least_kth(scores: Scores, k: int) -> npt.NDArray[np.int64]:
+    """The matching rows (score > 0) that may be among the k best: those scoring at least
+    the k-th best of every `FLOOR_STRIDE`-th row, which no k-th best of all rows is below.
+    A list of every matching row took 3.6 ms at 1M rows (a third of them match a query of
+    chat words), a partition of every row as long (the zeros tie)."""
+    sample = scores[::FLOOR_STRIDE]
+    if 0 < k < sample.shape[0]:
+        floor = float(np.partition(sample, sample.shape[0] - k)[sample.shape[0] - k])
+        if floor > 0.0:
+            return np.flatnonzero(scores >= floor)
+    return np.flatnonzero(scores)
 
 
 def held_bits(found: Sequence[Postings], rows: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
@@ -82,8 +98,12 @@ def held_bits(found: Sequence[Postings], rows: npt.NDArray[np.integer]) -> npt.N
 def _parts(where: RowArray, freqs: FloatArray, weight: float, norm: Scores) -> Scores:
     """A term's part of each of its rows' scores, in FTS5's order of operations."""
     f = freqs.astype(np.float64)
-    parts: Scores = weight * (f * (K1 + 1.0) / (f + norm[where]))
-    return parts
+    below = norm[where]
+    below += f
+    f *= K1 + 1.0
+    f /= below
+    f *= weight  # weight × (f(k1 + 1) / (f + norm)), in place: no temporaries
+    return f
 
 
 def _lookup(
