@@ -5,6 +5,7 @@ base64 answers)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -93,6 +94,18 @@ def test_batching_keeps_order(embedder: Embedder) -> None:
     assert vectors.shape == (100, embedder.dim)
     for i in (0, 49, 50, 99):
         assert _cos(vectors[i], embedder.embed([texts[i]])[0]) > 0.99
+
+
+def test_callers_on_several_threads_get_their_own_vectors(tmp_path: Path) -> None:
+    # The local session runs side by side without a lock (an indexer's batches and a
+    # search's query at once): each caller still gets exactly what it gets alone.
+    local = create_embedder(_settings(tmp_path))
+    texts = [[f"thread {t} says {i} about topic {i % 5}" for i in range(40)] for t in range(3)]
+    alone = [local.embed(batch) for batch in texts]
+    with ThreadPoolExecutor(3) as pool:
+        together = list(pool.map(local.embed, texts))
+    for mine, theirs in zip(alone, together, strict=True):
+        assert np.allclose(mine, theirs, atol=1e-6)
 
 
 def test_empty_inputs(embedder: Embedder) -> None:

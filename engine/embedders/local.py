@@ -12,6 +12,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +54,8 @@ class LocalEmbedder:
     name = "local"
     model_id = MODEL_ID
 
-    def __init__(self, max_tokens: int = 256, batch_size: int = 4, threads: int = 0) -> None:
+    def __init__(self, max_tokens: int = 256, batch_size: int = 4, runs: int = 0) -> None:
+        """`runs`: batches embedded at once (0: one per core)."""
         # onnxruntime records a telemetry event on some platforms: nothing leaves or is
         # written about this machine with the local embedder.
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -68,8 +70,12 @@ class LocalEmbedder:
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.no_padding()
         options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
+        # One thread per run, and batches run side by side (a session's `run` is
+        # thread-safe). A query is as fast on one thread (3.7 ms here on 1 or 2) and
+        # leaves the other core to the keyword side, which runs meanwhile; batches run
+        # faster side by side than split across threads (docs/benchmarks.md, "Speed at
+        # 100k and 1M", session 7).
+        options.intra_op_num_threads = 1
         options.log_severity_level = 3
         # No busy-waiting between runs: spinning intra-op threads burn a core after every
         # query and slow the numpy vector scan that follows (embed + 100k scan p50/p95
@@ -80,7 +86,9 @@ class LocalEmbedder:
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._batch_size = batch_size
-        self._lock = threading.Lock()
+        self._runs = runs or os.cpu_count() or 1
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     @property
     def dim(self) -> int:
@@ -93,10 +101,23 @@ class LocalEmbedder:
             return out
         encodings = self._tokenizer.encode_batch([t or " " for t in texts])
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), self._batch_size):
-            batch = order[start : start + self._batch_size]
-            out[batch] = self._run([encodings[i] for i in batch])
+        batches = [order[s : s + self._batch_size] for s in range(0, len(order), self._batch_size)]
+        # `runs` batches at a time, so a Ctrl+C waits for those alone, not for a queue.
+        for start in range(0, len(batches), self._runs):
+            wave = batches[start : start + self._runs]
+            inputs = ([encodings[i] for i in batch] for batch in wave)
+            found = (
+                self._runner().map(self._run, inputs) if len(wave) > 1 else map(self._run, inputs)
+            )
+            for batch, vectors in zip(wave, found, strict=True):
+                out[batch] = vectors
         return out
+
+    def _runner(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._runs, thread_name_prefix="memex-embed")
+            return self._pool
 
     def embed_query(self, text: str) -> Vectors:
         vector: Vectors = self.embed([text])[0]
@@ -112,8 +133,7 @@ class LocalEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        with self._lock:
-            hidden = self._session.run(None, feed)[0]
+        hidden = self._session.run(None, feed)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return normalise(pooled.astype(np.float32))
