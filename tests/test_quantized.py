@@ -148,6 +148,18 @@ def test_codes_kept_and_appended_equal_codes_built_afresh() -> None:
     assert np.array_equal(binary.distances(query), expected)
 
 
+def test_a_hamming_pass_split_between_two_threads_equals_one_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    matrix, query = clustered(5_000, sample_seed=10), clustered(1, sample_seed=11)[0]
+    codes = qz.BinaryCodes.of(matrix)
+    whole = codes.distances(query)  # below SPLIT_PARTS: one thread
+    monkeypatch.setattr(qz, "SCAN_BLOCK", 1024)
+    monkeypatch.setattr(qz, "SPLIT_PARTS", 2048)  # the helper takes rows 2048 on
+    assert np.array_equal(codes.distances(query), whole)
+    assert np.array_equal(whole, ((matrix - codes.mean > 0) != (query > 0)).sum(axis=1))
+
+
 def blas_threads() -> list[int]:
     return [int(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"]
 
