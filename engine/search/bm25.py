@@ -13,7 +13,8 @@ below the k-th best score found, no such row can enter the top k, nor tie with i
 the rarer terms' rows are the whole answer. When it is not, the next rarest term joins
 the rare ones and the proof is tried again, until the candidates pass 2 % of the
 rows (a query of common words only, a filter that leaves too few): then every row is
-scored.
+scored, and only the rows scoring at least the k-th best of a sample of every row are
+sorted (the k-th best of any rows is no more than the k-th best of all).
 """
 
 from __future__ import annotations

@@ -11,10 +11,11 @@ import numpy as np
 
 from engine.people import profile_text
 from engine.records import Person, SearchResult
-from engine.search import fts, part_vectors, stages
+from engine.search import part_vectors, stages
+from engine.search.highlight import Highlighter
 from engine.search.snippets import make_snippet
+from engine.settings import Settings
 from engine.store.sql import chunks
-from engine.store.sql import fts as fts_sql
 
 ROW_NAMES = (
     "seq",
@@ -31,12 +32,20 @@ ROW_NAMES = (
 
 @dataclass(frozen=True)
 class Dressing:
-    """How results are dressed: snippet width, whether to keep the explain notes, and the
-    people file a profile result points to."""
+    """How results are dressed: snippet width, whether to keep the explain notes, the
+    people file a profile result points to, and what marks the query's terms (as FTS5's
+    highlight() would, engine/search/highlight.py)."""
 
     snippet_chars: int
     explain: bool
     people_file: str
+    highlighter: Highlighter
+
+    @classmethod
+    def of(cls, settings: Settings, conn: apsw.Connection) -> Dressing:
+        """As the settings say, marking with the tokenizer of `conn`'s index."""
+        snippet, people = settings.search.snippet_chars, str(settings.people_file)
+        return cls(snippet, False, people, Highlighter(conn))
 
 
 def chunk_rows(conn: apsw.Connection, keys: Sequence[str]) -> dict[int, dict[str, Any]]:
@@ -65,17 +74,6 @@ def located(
     ]
 
 
-def highlights(conn: apsw.Connection, terms: list[str], seqs: list[int]) -> dict[int, str]:
-    """seq -> its content with the query's terms marked (FTS5 highlight())."""
-    expression = fts.match_expression(terms)
-    if expression is None or not seqs:
-        return {}
-    try:
-        return dict(conn.execute(fts_sql.highlight_sql(len(seqs)), (expression, *seqs)))
-    except apsw.Error:
-        return {}
-
-
 def results(
     conn: apsw.Connection,
     candidates: Sequence[stages.Candidate],
@@ -88,7 +86,8 @@ def results(
     """The candidates as results, in order: snippets centred on the marked terms, or on the
     part nearest the query when no term is marked."""
     seqs = [int(c.key) for c in candidates if c.key.isdigit()]
-    marked = highlights(conn, terms, seqs)
+    texts = {seq: rows[seq]["content"] for seq in seqs}
+    marked = how.highlighter.marked(texts, how.highlighter.phrases(terms)) if terms else {}
     focus = {} if qvec is None else part_vectors.best_spans(conn, seqs, qvec, rows)
     out = []
     for c in candidates:

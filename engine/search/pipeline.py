@@ -88,6 +88,7 @@ class Searcher:
         self.matcher = PeopleMatcher(load_people(settings) if people is None else people)
         self._lock = threading.Lock()
         self._coverage = VectorCoverage(self.conn)
+        self._dressing = dress.Dressing.of(settings, self.conn)
         self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache)
         self.keyword_index, self._owns_index = searcher_index(settings, keyword_index)
         self.exact_vectors = False  # True: the warm `memex --search`'s (the one-shot's answer)
@@ -369,7 +370,7 @@ class Searcher:
             rows,
             terms,
             qvec,
-            dress.Dressing(self.config.snippet_chars, explain, str(self.settings.people_file)),
+            replace(self._dressing, explain=explain),
             self.matcher.by_slug,
         )
 

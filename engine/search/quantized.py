@@ -17,6 +17,8 @@ matrix), over rows that are L2-normalised part vectors, a chunk's parts consecut
   same recall (docs/benchmarks.md, "Speed at 100k and 1M"). Subtracting the mean
   does not change the order of q·x (q·μ is the same for every x) but spreads the bits:
   MiniLM's vectors share a mean component, and uncentred signs of such dimensions say little.
+  The cut (the distance within which about `rescore` parts lie) is read off a sample of
+  the distances, and from `SPLIT_PARTS` parts on a helper thread computes half of them.
 - `auto` (the default): `binary` from `AUTO_BINARY_PARTS` parts on, `exact` below, where
   the float scan stays under ~7 ms on one thread (0.11 ms per 1,000 parts here: 20 ms for
   the 100k layer's 180k parts) and every hit is the exact one (docs/benchmarks.md, "Speed

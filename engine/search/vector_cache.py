@@ -17,9 +17,10 @@ active embedder (a swap) reloads everything. Its snapshot may be a commit apart 
 Searcher's: a hit the Searcher's snapshot does not hold is dropped by the pipeline.
 
 Filters are boolean masks over the scores (source type and day from the matrix's own
-columns; people as the set of chunks that name them, found through the FTS index once per
-index state and shared by every Searcher), so a narrow filter still returns k hits whenever
-k match.
+columns; people as the set of chunks that name them, found through the FTS index), so a
+narrow filter still returns k hits whenever k match; each filter's masks are made once per
+index state (`quantized.Selection`) and shared by every Searcher, as is where each chunk's
+parts lie (`quantized.Layout`).
 
 The scan (`search.vector_scan`, engine/search/quantized.py) is exact float32, or a binary or
 int8 copy of the matrix scanned first, the chunks of its nearest `rescore_depth` parts

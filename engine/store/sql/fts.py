@@ -42,7 +42,9 @@ def bm25_sql(filter_sql: str) -> str:
 
 
 def highlight_sql(count: int) -> str:
-    """Content with matches marked by char(2)/char(3), for `count` rowids.
+    """Content with matches marked by char(2)/char(3), for `count` rowids: FTS5's own
+    marks, which engine/search/highlight.py reproduces without a query (tests/
+    test_highlight.py compares the two).
 
     Bound: the MATCH expression, the rowids.
     """
