@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -172,13 +172,16 @@ class Searcher:
         cfg, clock = self.config, self._clock(now)  # below: safe text, checked limits
         asked = search_inputs(query, limit or cfg.limit, source_types, since, until, people, clock)
         query, limit, source_types = asked.query, asked.limit, asked.source_types
-        dated, keywords = self._query_dates(query, asked, clock)
-        filters, floored = self._date_filters(asked, dated)
         warnings: list[str] = []
-        terms = fts.query_terms(keywords, cfg.stop_words)
-        k = max(limit * cfg.overfetch, cfg.min_candidates)  # a short list's head = a long one's
         with self._lock, db.read_snapshot(self.conn):  # a writer's commit cannot mix states
-            got = self._retrieve(query, terms, k, filters, mode, prefix, warnings)
+            # Embedded on a thread (search/query_embedder.py) while dates and keywords run.
+            vectors = mode in ("hybrid", "vector") and bool(query.strip())
+            embedding = self._query_embedder.start(query, warnings) if vectors else None
+            dated, keywords = self._query_dates(query, asked, clock)
+            filters, floored = self._date_filters(asked, dated)
+            terms = fts.query_terms(keywords, cfg.stop_words)
+            k = max(limit * cfg.overfetch, cfg.min_candidates)  # a short list's head = a long one's
+            got = self._retrieve(embedding, terms, k, filters, mode, prefix, warnings)
             warnings += suggest.filter_warnings(self.conn, self.matcher, source_types, asked.people)
             candidates = ranking.fused(got.lists, got.shares, cfg)
             rows = dress.chunk_rows(self.conn, [c.key for c in candidates])
@@ -253,7 +256,7 @@ class Searcher:
 
     def _retrieve(
         self,
-        query: str,
+        embedding: Callable[[], np.ndarray | None] | None,
         terms: list[str],
         k: int,
         filters: Filters,
@@ -262,12 +265,9 @@ class Searcher:
         warnings: list[str],
     ) -> Retrieved:
         """Each retriever's ranked seqs, and the mode used (bm25 when the vector side
-        cannot run: no model, a failing server, an empty query)."""
+        cannot run: no model, a failing server, an empty query; `embedding` None)."""
         lists: dict[str, list[int]] = {}
         qvec, cosines = None, {}
-        vectors = mode in ("hybrid", "vector") and query.strip()
-        # The query is embedded while the keyword side runs (engine/search/query_embedder.py).
-        embedding = self._query_embedder.start(query, warnings) if vectors else None
         keywords = self.keywords(terms, k, filters, prefix) if mode in ("hybrid", "bm25") else None
         if keywords is not None:
             lists["bm25"] = list(keywords.top)
