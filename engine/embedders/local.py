@@ -71,10 +71,11 @@ class LocalEmbedder:
         self._tokenizer.no_padding()
         options = ort.SessionOptions()
         # One thread per run, and batches run side by side (a session's `run` is
-        # thread-safe). A query is as fast on one thread (3.7 ms here on 1 or 2) and
-        # leaves the other core to the keyword side, which runs meanwhile; batches run
-        # faster side by side than split across threads (docs/benchmarks.md, "Speed at
-        # 100k and 1M", session 7).
+        # thread-safe). A query on one thread leaves the other core to the keyword side,
+        # which runs meanwhile (at 1M chunks that side took 8.1 ms instead of 10.8; at
+        # 100k, where the embedding is the longer branch, a search took 0.5 ms more);
+        # batches run faster side by side than split across threads: 145 against
+        # 122–131 texts/s (docs/benchmarks.md, "Speed at 100k and 1M", session 7).
         options.intra_op_num_threads = 1
         options.log_severity_level = 3
         # No busy-waiting between runs: spinning intra-op threads burn a core after every

@@ -340,7 +340,7 @@ class KeywordIndex:
 
     def _mask(self, rows: _Rows, filters: Filters) -> BoolArray:
         """The rows that pass the filters, kept until the index changes (typing with a
-        filter set builds it once: ~3 ms at 1M rows)."""
+        filter set builds it once: a source filter's took 7.1 ms over 1M rows)."""
         if filters not in self._masks:
             keep = columns_mask(filters, rows.types, rows.type_codes, rows.days)
             if filters.people:

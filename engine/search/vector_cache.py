@@ -276,7 +276,7 @@ class VectorCache:
     def _selection(self, filters: Filters | None) -> Selection | None:
         """The chunks that pass the filters (None when nothing filters), kept until the
         index changes: typing with a filter set builds its masks once, not per keystroke
-        (~10 ms over 1.9M parts)."""
+        (a source filter's mask over 1.9M parts took 12.9 ms)."""
         if filters is None or filters.empty:
             return None
         if filters not in self._selections:
