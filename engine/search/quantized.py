@@ -230,10 +230,13 @@ class Selection:
         self.dropped = ~chunks[layout.owners]
         self.count = int(chunks.sum())
         self.parts = int(layout.rows - self.dropped.sum())
+        self._indices: IndexArray | None = None
 
     def indices(self) -> IndexArray:
-        """The kept chunks' numbers, ascending."""
-        return np.flatnonzero(self.chunks)
+        """The kept chunks' numbers, ascending (found once: the selection outlives a query)."""
+        if self._indices is None:
+            self._indices = np.flatnonzero(self.chunks)
+        return self._indices
 
 
 def nearest_chunks(

@@ -23,7 +23,7 @@ index state (`quantized.Selection`) and shared by every Searcher, as is where ea
 parts lie (`quantized.Layout`).
 
 The scan (`search.vector_scan`, engine/search/quantized.py) is exact float32, or a binary or
-int8 copy of the matrix scanned first, the chunks of its nearest `rescore_depth` parts
+int8 copy of the matrix scanned first, the chunks of its nearest `rescore_depth`
 parts re-scored exactly from the float matrix, which is kept for that (4 bytes a dimension a
 part, against one bit for the binary copy: docs/benchmarks.md, "Vector side at scale").
 `auto` scans a large matrix binary and a small one exactly.
