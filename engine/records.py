@@ -120,3 +120,4 @@ class IndexStats:
     seconds: float = 0.0
     embedded: int = 0  # chunks given a vector in this run
     deleted_files: int = 0
+    empty_files: tuple[str, ...] = ()  # read whole, but no text to index (a heading alone)

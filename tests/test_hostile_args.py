@@ -115,3 +115,36 @@ def max_depth(text: str) -> int:
         depth += {"(": 1, ")": -1}.get(char, 0)
         deepest = max(deepest, depth)
     return deepest
+
+
+def run_memex(settings: Settings, *argv: bytes) -> subprocess.CompletedProcess[bytes]:
+    """`memex ARGV… --root … --db … --config …` in a child process, with a strict UTF-8
+    terminal, the one-shot path (no warm server)."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", "MEMEX_NO_WARM": "1"}
+    common = [os.fsencode(a) for a in cli_args(settings)]
+    return subprocess.run(
+        [os.fsencode(sys.executable), b"-c", SCRIPT.encode(), *argv, *common],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_an_opened_id_in_latin1_bytes_is_one_sentence(indexed: Settings) -> None:
+    done = run_memex(indexed, b"opened", b"caf\xe9")
+    assert done.returncode == 2 and done.stdout == b""
+    [line] = done.stderr.decode("utf-8").splitlines()  # printable: the byte is U+FFFD
+    assert line == (
+        "memex: the id 'caf\ufffd' is not valid UTF-8, so no result has it; copy the id "
+        "from 'memex --search … --json'; nothing was recorded"
+    )
+
+
+def test_search_json_with_no_query_prints_no_text_for_a_json_reader(indexed: Settings) -> None:
+    done = run_memex(indexed, b"--search", b"--json")
+    assert done.returncode == 2 and done.stdout == b""
+    [line] = done.stderr.decode().splitlines()
+    assert line.startswith("memex: --search needs a query") and "Traceback" not in line
+    searched = run_memex(indexed, b"--search", b"--", b"--json", b"--json")
+    assert searched.returncode == 0 and json.loads(searched.stdout)["query"] == "--json"

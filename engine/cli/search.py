@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TextIO
+import re
+from typing import Any, TextIO
 
 import apsw
 
@@ -23,22 +24,53 @@ from engine.records import SearchResult
 from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
 from engine.settings import Settings
 from engine.store import db
+from engine.warm.argv import END_OF_OPTIONS, FREE_TEXT_FLAGS
 
 COMMAND_NAMES = (
     "reindex, watch, maintenance, backup, discover, status, key, demo, mcp, opened, frecency"
 )
 
 
+# argparse's words for a flag given no value (`--search --json`, `--search` last).
+_NO_VALUE = re.compile(r"argument (--[a-z-]+)(?:/\S+)?: expected one argument")
+_VALUE_NAMES = {"--search": "a query", "--query": "a query", "--person": "a name"}
+
+
+def missing_value(flag: str) -> str:
+    """The sentence for a free-text flag without its value, and how to give one that
+    starts with a dash. (`engine.warm.argv.glue_values` joins each value to its flag, and
+    leaves a flag followed by a long option alone: argparse then finds no value.)"""
+    what = _VALUE_NAMES.get(flag, "a value")
+    return (
+        f"{flag} needs {what} after it; for one that starts with '-', write "
+        f"{flag} {END_OF_OPTIONS} TEXT (see 'memex --help')"
+    )
+
+
+class SearchParser(Parser):
+    """The top-level parser; a free-text flag without its value is told in plain words."""
+
+    def error(self, message: str) -> Any:
+        found = _NO_VALUE.fullmatch(message)
+        if found and found.group(1) in FREE_TEXT_FLAGS:
+            raise CliError(missing_value(found.group(1)), EXIT_USAGE)
+        return super().error(message)
+
+
 def search_parser() -> argparse.ArgumentParser:
     """The top-level parser: `--search` and its filters, `--toggle`, `--self-test`."""
-    p = Parser(
+    p = SearchParser(
         prog="memex",
         description="Search one person's whole digital life, offline.",
         epilog=f"commands: {COMMAND_NAMES}. 'memex COMMAND --help' for each; --root, --db "
         "and --config go before or after the command. No arguments: the desktop app.",
     )
     add_common(p)
-    p.add_argument("--search", metavar="QUERY", help="search and print the results")
+    p.add_argument(
+        "--search",
+        metavar="QUERY",
+        help="search and print the results (a query that starts with '-': --search -- -QUERY)",
+    )
     p.add_argument("--limit", type=int, default=None, metavar="N")
     p.add_argument("--source", action="append", metavar="TYPE", help="source type (repeatable)")
     dates = "a day (2026-05-31), month (2026-05), year or phrase ('last week')"

@@ -7,6 +7,7 @@ put there.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -40,26 +41,45 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     """A regular file's bytes; ExtractError for a FIFO, socket, device or folder, or a file
     that has grown past `limit` bytes since it was scanned.
 
-    Opened without blocking and checked on the open file (fstat), so a FIFO swapped in after
-    the scan is refused rather than waited on forever, and a device is never read.
+    A special file is told by its stat and never opened: opening a FIFO waits for a
+    writer, a socket cannot be opened at all (ENXIO), and opening some devices acts (a tape
+    rewinds). The open itself does not block and is checked again (fstat), so a FIFO or
+    socket swapped in after the stat is refused rather than waited on forever.
     """
+    refuse_special(os.stat(path).st_mode)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    with os.fdopen(os.open(path, flags), "rb") as handle:
-        kind = os.fstat(handle.fileno()).st_mode
-        if not stat.S_ISREG(kind):
-            raise ExtractError(f"not a regular file ({_kind_name(kind)}); not read")
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket swapped in after the stat, say
+            refuse_special(os.stat(path).st_mode)
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
+        refuse_special(os.fstat(handle.fileno()).st_mode)
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise ExtractError(f"file is larger than {limit} bytes")
     return data
 
 
-def _kind_name(mode: int) -> str:
+def refuse_special(mode: int) -> None:
+    """ExtractError, in plain words, unless `mode` is a regular file's."""
+    if not stat.S_ISREG(mode):
+        raise ExtractError(skipped(mode))
+
+
+def skipped(mode: int) -> str:
+    """`is a socket, not a regular file; skipped`: why a special file is not read."""
+    return f"is {kind_name(mode)}, not a regular file; skipped"
+
+
+def kind_name(mode: int) -> str:
+    """What a file of this mode is, in words ('a socket', 'a FIFO (named pipe)', …)."""
     kinds = (
         (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
         (stat.S_ISSOCK, "a socket"),
         (stat.S_ISCHR, "a character device"),
         (stat.S_ISBLK, "a block device"),
     )
-    return next((name for test, name in kinds if test(mode)), "not a file")
+    return next((name for test, name in kinds if test(mode)), "a special file")

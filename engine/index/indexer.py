@@ -34,6 +34,8 @@ from engine.store.sql import chunks as chunks_sql
 from engine.store.sql import state as state_sql
 from engine.text import clean_text, is_clean
 
+NO_TEXT = "no text to index"  # a file read whole that holds no words: a note, not an error
+
 
 def _never() -> bool:
     return False
@@ -179,12 +181,15 @@ class Indexer:
             self.run.add_time("extract", started)
         except Exception as exc:  # whatever a read or a parser raises is this file's error only
             return self._record_failure(found, exc)
+        if not chunks and not problems:  # a heading alone, front matter, blank lines
+            notes = [*notes, NO_TEXT]
         self.run.notes += [(path, note) for note in notes]
         error = _joined(problems) if problems else None
         message = f"{len(problems)} problem(s): {error}" if problems else ""
         if message:
             self.report(path, message)
         new, gone = self._apply(found, chunks, error)
+        message = message or (NO_TEXT if not chunks else "")  # told, not an error
         return FileOutcome(path, Action.INDEXED, new, gone, len(chunks) - new, message)
 
     def _record_failure(self, found: Found, exc: Exception) -> FileOutcome:
@@ -311,4 +316,5 @@ class Indexer:
             seconds=seconds,
             embedded=r.embedded,
             deleted_files=r.deleted_files,
+            empty_files=tuple(path for path, note in r.notes if note == NO_TEXT),
         )

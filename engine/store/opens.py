@@ -8,7 +8,8 @@ without it reads as "nothing opened".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,28 +33,58 @@ class Opened:
     last: str
 
 
-def record_open(db_path: Path, result_id: str, source_file: str, when: datetime) -> None:
+def record_open(
+    db_path: Path,
+    result_id: str,
+    source_file: str,
+    when: datetime,
+    on_busy: Callable[[], None] | None = None,
+) -> None:
     """Note that the user opened this result (its own connection and transaction)."""
-    conn = db.connect(db_path, create=False)
-    try:
-        with db.transaction(conn):
-            for statement in opens.create_table_sql():
-                conn.execute(statement)
+    record_opens(db_path, [(result_id, source_file)], when, on_busy)
+
+
+def record_opens(
+    db_path: Path,
+    picks: Sequence[tuple[str, str]],
+    when: datetime,
+    on_busy: Callable[[], None] | None = None,
+) -> None:
+    """Note these opens, (result id, source file) each, all or none in one transaction.
+
+    `on_busy` is told when another program's write lock makes it wait; held past the busy
+    timeout, the lock is `db.IndexBusy` (a full or read-only disk its own IndexError_).
+    """
+    with _connection(db_path, on_busy) as conn, db.transaction(conn):
+        for statement in opens.create_table_sql():
+            conn.execute(statement)
+        for result_id, source_file in picks:
             conn.execute(opens.insert_sql(), (result_id, source_file, when.isoformat()))
-    finally:
-        conn.close()
 
 
-def clear_opens(db_path: Path) -> int:
-    """Forget every open; how many there were."""
-    conn = db.connect(db_path, create=False)
-    try:
+def clear_opens(db_path: Path, on_busy: Callable[[], None] | None = None) -> int:
+    """Forget every open; how many there were (the lock as in `record_opens`)."""
+    with _connection(db_path, on_busy) as conn:
         if not db.table_exists(conn, TABLE):
             return 0
         with db.transaction(conn):
             gone = sum(row[2] for row in conn.execute(opens.summary_sql()))
             conn.execute(opens.clear_sql())
         return int(gone)
+
+
+@contextmanager
+def _connection(db_path: Path, on_busy: Callable[[], None] | None) -> Iterator[apsw.Connection]:
+    """A connection of its own for one write, closed after; SQLite's lock, disk and damage
+    errors become the index's sentences (`db.as_index_error`)."""
+    conn = db.connect(db_path, create=False, on_busy=on_busy)
+    try:
+        yield conn
+    except apsw.Error as exc:
+        plain = db.as_index_error(db_path, exc)
+        if plain is None:
+            raise
+        raise plain from None
     finally:
         conn.close()
 

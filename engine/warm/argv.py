@@ -9,25 +9,49 @@ parser and declines when its reading of those three options differs.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 FREE_TEXT_FLAGS = ("--search", "--query", "--person")
+END_OF_OPTIONS = "--"  # `--search -- -foo`: the next argument is the value, whatever it is
+_OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9-]*(=.*)?", re.DOTALL)
+
+
+def looks_like_option(arg: str) -> bool:
+    """`--json`, `--limit=5`: a long option, never taken as a free-text value. `-foo`,
+    `---`, `-- x` and `--two words` are text."""
+    return _OPTION.fullmatch(arg) is not None
 
 
 def glue_values(argv: Sequence[str]) -> list[str]:
-    """`--search -x` would read -x as an option: glue free-text values to their flag."""
+    """`--search -x` would read -x as an option: glue free-text values to their flag.
+
+    The value is the next argument unless that is a long option (`--search --json`: no
+    value, which the parser then reports) or `--`, which makes the argument after it the
+    value whatever it is (`--search -- --json` searches for "--json").
+    """
     out: list[str] = []
     items = list(argv)
     i = 0
     while i < len(items):
-        if items[i] in FREE_TEXT_FLAGS and i + 1 < len(items):
-            out.append(f"{items[i]}={items[i + 1]}")
-            i += 2
-        else:
+        at = _value_at(items, i)
+        if at is None:
             out.append(items[i])
             i += 1
+        else:
+            out.append(f"{items[i]}={items[at]}")
+            i = at + 1
     return out
+
+
+def _value_at(items: Sequence[str], i: int) -> int | None:
+    """Where the value of the free-text flag at `i` is; None for no flag or no value."""
+    if items[i] not in FREE_TEXT_FLAGS or i + 1 >= len(items):
+        return None
+    if items[i + 1] == END_OF_OPTIONS:
+        return i + 2 if i + 2 < len(items) else None
+    return None if looks_like_option(items[i + 1]) else i + 1
 
 
 @dataclass(frozen=True)
