@@ -11,25 +11,23 @@ from pathlib import PurePath
 
 from engine.extractors.markdown import section_title
 from engine.parts import body_start
+from engine.sources import source_type as source_type_named
 
 _MARK = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 _LINE = re.compile(r"^line:(\d+)")
-TYPE_LABELS = {
-    "email_catalog": "email",
-    "board_summary": "board",
-    "rwgps_memory": "ride",
-    "podcast_digest": "podcast",
-    "entity_file": "entity",
-    "codebase_doc": "code doc",
-    "interview_meta": "interview meta",
-    "garmin": "health",
-    "cgm": "glucose",
-}
 
 
 def type_label(source_type: str) -> str:
-    """A short human name for a source type (chips, hits)."""
-    return TYPE_LABELS.get(source_type, source_type.replace("_", " "))
+    """A short human name for a source type (chips, hits): its label, in lower case."""
+    declared = source_type_named(source_type)
+    return declared.label.lower() if declared else source_type.replace("_", " ")
+
+
+def type_icon_name(source_type: str) -> str:
+    """The tile under resources/icons/types/ (without .svg) of a source type; an undeclared
+    type ("profile", one only a config route names) looks for a tile of its own name."""
+    declared = source_type_named(source_type)
+    return declared.icon_name if declared else source_type
 
 
 def parse_date(value: str | None) -> datetime | None:

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPale
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
+from desktop.formatting import type_icon_name
 from engine.resources import resource_dir
 
 LIGHT = {
@@ -156,14 +157,14 @@ def _svg_pixmap(svg: bytes, size: int, ratio: float = 2.0) -> QPixmap:
 def type_icon(source_type: str) -> QIcon:
     """The tile icon of a source type (a neutral file tile for unknown types)."""
     folder = resource_dir() / "icons" / "types"
-    path = folder / f"{source_type}.svg"
+    path = folder / f"{type_icon_name(source_type)}.svg"
     return QIcon(str(path if path.exists() else folder / "other.svg"))
 
 
 @cache
 def type_pixmap(source_type: str, size: int) -> QPixmap:
     folder = resource_dir() / "icons" / "types"
-    path = folder / f"{source_type}.svg"
+    path = folder / f"{type_icon_name(source_type)}.svg"
     return _svg_pixmap((path if path.exists() else folder / "other.svg").read_bytes(), size)
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from engine.extractors import REGISTRY, ExtractError, load_all
+from engine.extractors import ExtractError
+from engine.extractors.registry import REGISTRY
 from engine.index.indexer import make_chunks
 from engine.index.routes import Found
 
@@ -94,7 +95,6 @@ def _goldens_by_type() -> dict[str, list[tuple[Path, dict[str, Any]]]]:
 
 
 def test_every_registered_extractor_has_fixtures_and_goldens() -> None:
-    load_all()
     goldens = _goldens_by_type()
     missing = [
         t for t in REGISTRY if not any("chunks" in g and g["chunks"] for _, g in goldens.get(t, []))
@@ -104,7 +104,6 @@ def test_every_registered_extractor_has_fixtures_and_goldens() -> None:
 
 def test_every_registered_extractor_has_a_malformed_variant() -> None:
     """A `bad*` fixture per type whose golden keeps good chunks and records the damage."""
-    load_all()
     goldens = _goldens_by_type()
     missing = []
     for source_type in REGISTRY:

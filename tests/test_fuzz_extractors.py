@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from engine.extractors import REGISTRY, ExtractError, Extraction, load_all
+from engine.extractors import ExtractError, Extraction
+from engine.extractors.registry import REGISTRY
 from engine.index.routes import DEFAULT_ROUTES
 
 # Every key an extractor reads somewhere: hostile values land where they are used.
@@ -158,7 +159,6 @@ def payloads() -> dict[str, bytes]:
 
 def targets() -> list[tuple[str, str]]:
     """(source type, file suffix) for every registered extractor and every suffix it serves."""
-    load_all()
     pairs = {(r.source_type, PurePosixPath(r.pattern).suffix) for r in DEFAULT_ROUTES}
     for source_type in REGISTRY:
         if not any(t == source_type for t, _ in pairs):

@@ -152,11 +152,10 @@ def test_vec0_and_the_cache_score_a_chunk_by_its_best_part(demo_index: Settings)
 
 
 def test_generated_header_lines_stay_out_of_the_parts_of_a_long_chunk() -> None:
-    from engine.extractors.markdown import LABELS
+    from engine.sources import SOURCE_TYPES
 
-    assert set(LABELS.values()) | {"Meeting", "Aliases", "Tags", "Section"} <= set(
-        parts.HEADER_LABELS
-    )
+    markdown = {t.chunk_heading for t in SOURCE_TYPES if t.reader == "markdown"}
+    assert markdown | {"Meeting", "Aliases", "Tags", "Section"} <= set(parts.HEADER_LABELS)
     long_meeting = "Meeting: Weekly sync\n" + WINDOW
     spans = parts.split_parts(long_meeting)
     assert long_meeting[spans[0][0] :].startswith("Nate: Hey Joanna")

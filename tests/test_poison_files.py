@@ -15,7 +15,8 @@ from pathlib import Path, PurePath
 
 import pytest
 
-from engine.extractors import REGISTRY, Extraction, load_all
+from engine.extractors import Extraction
+from engine.extractors.registry import REGISTRY
 from engine.index.indexer import Action, Indexer
 from engine.index.routes import classify
 from engine.index.runs import open_writer, reindex
@@ -79,7 +80,6 @@ def notes(settings: Settings, **files: str) -> Path:
 def test_any_exception_of_an_extractor_is_that_files_error(
     hashing: Settings, monkeypatch: pytest.MonkeyPatch, error: Exception
 ) -> None:
-    load_all()
     real = REGISTRY["note"]
 
     def poisoned(data: bytes, path: PurePath) -> Extraction:

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from engine.cli import run
-from engine.extractors import REGISTRY, ExtractError, load_all
+from engine.extractors import ExtractError
 from engine.extractors.cleaning import clean_draft
+from engine.extractors.registry import REGISTRY
 from engine.index.runs import reindex
 from engine.people import parse_people
 from engine.search import Searcher
@@ -82,7 +83,6 @@ JSON_FIXTURES = sorted(
 
 @pytest.mark.parametrize("path", JSON_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_json_extractor_survives_a_lone_surrogate(path: Path) -> None:
-    load_all()
     extract = REGISTRY[path.parent.name]
     try:
         good = extract(path.read_bytes(), path)

@@ -22,7 +22,7 @@ from datetime import datetime
 from itertools import islice
 from pathlib import PurePath
 
-from engine.extractors import ExtractError, Extraction, register
+from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import decode
 from engine.records import Draft
 
@@ -246,7 +246,6 @@ def delimiter(text: str) -> str:
     return ","
 
 
-@register("cgm")
 def extract_cgm(data: bytes, path: PurePath) -> Extraction:
     text = decode(data)
     try:

@@ -16,7 +16,7 @@ from datetime import date as Date
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction, register
+from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import (
     date_from_name,
     decode,
@@ -183,7 +183,6 @@ def _day_draft(
     )
 
 
-@register("garmin")
 def extract_garmin(data: bytes, path: PurePath) -> Extraction:
     text = decode(data)
     result = Extraction()

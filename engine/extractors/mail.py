@@ -16,7 +16,7 @@ from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from engine.extractors import ExtractError, Extraction, register
+from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.records import Draft
 
@@ -254,7 +254,6 @@ def _catalog_draft(number: int, record: dict[str, Any]) -> Draft | None:
     )
 
 
-@register("email_catalog")
 def extract_email(data: bytes, path: PurePath) -> Extraction:
     suffix = path.suffix.lower()
     if suffix == ".mbox" or (suffix != ".eml" and data.startswith(b"From ")):

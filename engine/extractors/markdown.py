@@ -1,23 +1,23 @@
 """Markdown: front matter, then section-aware chunks (every heading splits, fences do not).
 
-Serves note, journal, scratch, transcript, board_summary, rwgps_memory, entity_file and
-codebase_doc: all are Markdown that differ only in their route and half-life.
+Reads every source type whose reader is "markdown" in engine/sources.py (notes, journals,
+entity files, code docs, …): Markdown that differs only in its route, heading and half-life.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
 import yaml
 
-from engine.extractors import Extraction, register
+from engine.extractors import Extraction
 from engine.extractors.chunking import SECTION_MAX_CHARS, date_from_name, decode, parse_date
 from engine.extractors.obsidian import render_links, strip_comments
 from engine.records import Draft
+from engine.sources import SourceType
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -245,28 +245,6 @@ def markdown_drafts(
     return result
 
 
-# The label starts every chunk ("Journal: 2024-03-11"), so a hit says what it is from.
-LABELS = {
-    "note": "Note",
-    "journal": "Journal",
-    "scratch": "Scratch",
-    "transcript": "Transcript",
-    "board_summary": "Board summary",
-    "rwgps_memory": "Ride",
-    "entity_file": "Entity",
-    "codebase_doc": "Code doc",
-}
-
-
-PLAIN_MARKDOWN = {"codebase_doc"}  # `[[` and `%%` are code there, not Obsidian syntax
-
-
-def _labelled(label: str, obsidian: bool) -> Callable[[bytes, PurePath], Extraction]:
-    def extract_markdown(data: bytes, path: PurePath) -> Extraction:
-        return markdown_drafts(decode(data), path, label, obsidian)
-
-    return extract_markdown
-
-
-for _source_type, _label in LABELS.items():
-    register(_source_type)(_labelled(_label, _source_type not in PLAIN_MARKDOWN))
+def extract_markdown(source: SourceType, data: bytes, path: PurePath) -> Extraction:
+    """A Markdown type's file; its heading starts every chunk ("Journal: 2024-03-11")."""
+    return markdown_drafts(decode(data), path, source.chunk_heading, source.obsidian_syntax)

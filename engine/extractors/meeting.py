@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from engine.extractors import Extraction, register
+from engine.extractors import Extraction
 from engine.extractors.chunking import SEGMENT_CHARS, decode, parse_date
 from engine.extractors.filenames import datetime_from_name, recording_title
 from engine.extractors.markdown import split_front_matter
@@ -82,7 +82,6 @@ def segment_drafts(
     return drafts
 
 
-@register("meeting")
 def extract_meeting(data: bytes, path: PurePath) -> Extraction:
     if path.suffix.lower() in (".vtt", ".srt"):
         from engine.extractors.subtitles import extract_subtitles

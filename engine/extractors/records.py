@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import Extraction, register_each
+from engine.extractors import Extraction
 from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.records import Draft
-
-LABELS = {"observation": "Observation", "quote": "Quote", "story": "Story"}
+from engine.sources import SourceType
 
 
 def record_draft(record: dict[str, Any], number: int, label: str) -> Draft | None:
@@ -32,11 +31,8 @@ def record_draft(record: dict[str, Any], number: int, label: str) -> Draft | Non
     )
 
 
-def extract_records(source_type: str, data: bytes, path: PurePath) -> Extraction:
-    label = LABELS[source_type]
+def extract_records(source: SourceType, data: bytes, path: PurePath) -> Extraction:
+    label = source.chunk_heading
     return jsonl_drafts(
         data, lambda number, record: record_draft(record, number, label), "record without text"
     )
-
-
-register_each(LABELS, extract_records)

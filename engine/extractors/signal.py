@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import Extraction, register
+from engine.extractors import Extraction
 from engine.extractors.chunking import (
     Message,
     chat_drafts,
@@ -155,7 +155,6 @@ def _contact_names(records: list[dict[str, Any]]) -> dict[str, str]:
     return names
 
 
-@register("signal")
 def extract_signal(data: bytes, path: PurePath) -> Extraction:
     result = Extraction()
     numbered = list(jsonl_records(decode(data), result))

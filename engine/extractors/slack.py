@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction, register
+from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import (
     Message,
     chat_drafts,
@@ -278,7 +278,6 @@ def _extract_export_day(data: bytes, path: PurePath) -> Extraction:
     return result
 
 
-@register("slack")
 def extract_slack(data: bytes, path: PurePath) -> Extraction:
     if path.suffix.lower() == ".json":
         return _extract_export_day(data, path)

@@ -1,5 +1,5 @@
-"""One chunk per JSON record, every field readable: checkin, experiment, interview,
-interview_meta and podcast_digest.
+"""One chunk per JSON record, every field readable: the source types whose reader is
+"structured" in engine/sources.py (check-ins, experiments, interviews, podcast digests).
 
 These records have no fixed schema (each tool that writes them adds fields), so rather than
 pick a few known keys the record is rendered whole as `Field name: value` lines — nested
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction, register_each
+from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import (
     date_from_name,
     decode,
@@ -23,6 +23,7 @@ from engine.extractors.chunking import (
     parse_date,
 )
 from engine.records import Draft
+from engine.sources import SourceType
 
 DATE_KEYS = ("date", "day", "published", "recorded_at", "start", "created_at", "timestamp")
 HIDDEN_KEYS = {"id", "uuid"}
@@ -35,15 +36,6 @@ class Kind:
 
     label: str
     title_keys: tuple[str, ...]
-
-
-KINDS = {
-    "checkin": Kind("Check-in", ("title",)),  # else the date: "Check-in · 2024-03-11"
-    "experiment": Kind("Experiment", ("title", "name", "hypothesis", "question")),
-    "interview": Kind("Interview", ("question", "title", "topic", "prompt")),
-    "interview_meta": Kind("Interview", ("title", "name", "subject", "person", "topic")),
-    "podcast_digest": Kind("Podcast", ("title", "episode", "episode_title", "name")),
-}
 
 
 def humanize(key: str) -> str:
@@ -139,11 +131,8 @@ def _extract_json(data: bytes, path: PurePath, kind: Kind) -> Extraction:
     return result
 
 
-def extract_records(source_type: str, data: bytes, path: PurePath) -> Extraction:
-    kind = KINDS[source_type]
+def extract_records(source: SourceType, data: bytes, path: PurePath) -> Extraction:
+    kind = Kind(source.chunk_heading, source.title_keys)
     if path.suffix.lower() == ".json":
         return _extract_json(data, path, kind)
     return _extract_jsonl(data, kind)
-
-
-register_each(KINDS, extract_records)

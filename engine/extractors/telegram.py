@@ -13,7 +13,7 @@ import re
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction, register
+from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import (
     LineFinder,
     Message,
@@ -199,7 +199,6 @@ def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
     return result
 
 
-@register("telegram")
 def extract_telegram(data: bytes, path: PurePath) -> Extraction:
     if path.suffix.lower() == ".json":
         return _extract_export(data)

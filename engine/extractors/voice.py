@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction, register
+from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import date_from_name, decode, load_json, parse_date
 from engine.records import Draft
 
@@ -72,7 +72,6 @@ def _title(path: PurePath, day: str | None) -> str:
     return " · ".join(p for p in ("Voice memo", day, name) if p)
 
 
-@register("voice")
 def extract_voice(data: bytes, path: PurePath) -> Extraction:
     document = load_json(decode(data))
     if not isinstance(document, dict) or not ("segments" in document or "text" in document):

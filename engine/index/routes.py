@@ -11,41 +11,11 @@ from pathlib import Path
 
 from engine.index.files import is_under, link_allowed
 from engine.settings import Route, Settings
+from engine.sources import SOURCE_TYPES
 
-DEFAULT_ROUTES: tuple[Route, ...] = (
-    Route("data/slack/*.jsonl", "slack"),
-    Route("data/slack/*/*/*.json", "slack"),
-    Route("data/telegram/*.jsonl", "telegram"),
-    Route("data/telegram/**/result.json", "telegram"),
-    Route("data/signal/*.jsonl", "signal"),
-    Route("data/meetings/processed/*.md", "meeting"),
-    Route("data/meetings/processed/*.vtt", "meeting"),
-    Route("data/meetings/processed/*.srt", "meeting"),
-    Route("data/email/*.jsonl", "email_catalog"),
-    Route("data/email/*.mbox", "email_catalog"),
-    Route("data/email/*.eml", "email_catalog"),
-    Route("data/events/*.jsonl", "event"),
-    Route("data/garmin/*.json", "garmin"),
-    Route("data/cgm/*.csv", "cgm"),
-    Route("data/identity/observations.jsonl", "observation"),
-    Route("data/identity/quotes.jsonl", "quote"),
-    Route("data/identity/stories.jsonl", "story"),
-    Route("data/identity/transcripts/*.md", "transcript"),
-    Route("data/voice/*.json", "voice"),
-    Route("data/checkins/*.jsonl", "checkin"),
-    Route("data/experiments/*.jsonl", "experiment"),
-    Route("data/interviews/*.jsonl", "interview"),
-    Route("data/interviews/meta/*.json", "interview_meta"),
-    Route("data/journal/*.md", "journal"),
-    Route("data/scratch/*.md", "scratch"),
-    Route("data/board/*.md", "board_summary"),
-    Route("data/rwgps/*.md", "rwgps_memory"),
-    Route("data/podcasts/*.jsonl", "podcast_digest"),
-    Route("memory/entities/people/*.md", "entity_file"),
-    Route("memory/entities/projects/*.md", "entity_file"),
-    Route("memory/entities/topics/*.md", "entity_file"),
-    Route("memory/codebase/*.md", "codebase_doc"),
-    Route("notes/**/*.md", "note"),
+# Each source type's default routes (engine/sources.py), in declaration order.
+DEFAULT_ROUTES: tuple[Route, ...] = tuple(
+    Route(pattern, source.name) for source in SOURCE_TYPES for pattern in source.routes
 )
 
 IGNORED_PARTS = {

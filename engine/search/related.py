@@ -30,18 +30,19 @@ from typing import Any
 
 import apsw
 
-from engine.extractors.structured import KINDS
 from engine.search.dress import chunk_rows
 from engine.search.filters import Filters
 from engine.search.stages import Candidate
 from engine.settings import SearchSettings
+from engine.sources import SOURCE_TYPES
 from engine.store.sql import chunks
 
 Link = tuple[str, str, str]  # (from key, to key, how)
 Rows = Mapping[int, Mapping[str, Any]]
 MAX_WIKILINKS = 5  # link targets resolved per hit
 _REFERENCE = re.compile(r"^[A-Z][\w ]* id: (\S+)$", re.MULTILINE)
-RECORD_TYPES = tuple(KINDS)
+# The records read field by field, which name each other by id (`Interview id: int-…`).
+RECORD_TYPES = tuple(t.name for t in SOURCE_TYPES if t.reader == "structured")
 
 
 def pick_related(direct: Sequence[Candidate], links: Sequence[Link], limit: int) -> list[Candidate]:

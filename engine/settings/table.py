@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.sources import SOURCE_TYPES
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -25,47 +27,12 @@ class Setting:
     choices: tuple[str, ...] = ()  # strings: one of these
 
 
-DEFAULT_HALF_LIVES: dict[str, float] = {
-    "slack": 35,
-    "telegram": 35,
-    "signal": 35,
-    "meeting": 60,
-    "email_catalog": 90,
-    "event": 60,
-    "garmin": 14,
-    "cgm": 14,
-    "observation": 365,
-    "quote": 365,
-    "story": 365,
-    "transcript": 120,
-    "voice": 60,
-    "checkin": 30,
-    "experiment": 60,
-    "interview": 365,
-    "interview_meta": 365,
-    "journal": 60,
-    "scratch": 14,
-    "board_summary": 60,
-    "rwgps_memory": 180,
-    "podcast_digest": 30,
-    "entity_file": 365,
-    "codebase_doc": 365,
-    "note": 60,
-}
+# Derived from each source type's declaration (engine/sources.py).
+DEFAULT_HALF_LIVES: dict[str, float] = {t.name: t.half_life_days for t in SOURCE_TYPES}
 
 # Files read as documents: a note or meeting split into sections is one result when
 # search.group_sections is on. Chats, mail and one-record-per-line files keep their chunks.
-GROUPED_TYPES = (
-    "note",
-    "meeting",
-    "entity_file",
-    "codebase_doc",
-    "journal",
-    "board_summary",
-    "transcript",
-    "rwgps_memory",
-    "scratch",
-)
+GROUPED_TYPES = tuple(t.name for t in SOURCE_TYPES if t.groups_sections)
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("roots", list, [], "Data layer root folders (MEMEX_ROOT, --root)."),

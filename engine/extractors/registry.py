@@ -1,0 +1,73 @@
+"""The extractor of every source type: each `SourceType.reader` bound to its function.
+
+A reader reads one source type (`READERS`: bytes and path in) or a family of them that differ
+only in their `SourceType` row (`FAMILY_READERS`: the row comes first). `REGISTRY` is built
+once, at import, from `engine.sources.SOURCE_TYPES`; a type whose reader is missing is an
+import error, not a file that fails later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+from pathlib import PurePath
+
+from engine.extractors import (
+    Extraction,
+    Extractor,
+    cgm,
+    event,
+    garmin,
+    mail,
+    markdown,
+    meeting,
+    records,
+    signal,
+    slack,
+    structured,
+    telegram,
+    voice,
+)
+from engine.sources import SOURCE_TYPES, SourceType
+
+FamilyReader = Callable[[SourceType, bytes, PurePath], Extraction]
+
+READERS: Mapping[str, Extractor] = {
+    "cgm": cgm.extract_cgm,
+    "event": event.extract_event,
+    "garmin": garmin.extract_garmin,
+    "mail": mail.extract_email,
+    "meeting": meeting.extract_meeting,
+    "signal": signal.extract_signal,
+    "slack": slack.extract_slack,
+    "telegram": telegram.extract_telegram,
+    "voice": voice.extract_voice,
+}
+
+FAMILY_READERS: Mapping[str, FamilyReader] = {
+    "markdown": markdown.extract_markdown,
+    "records": records.extract_records,
+    "structured": structured.extract_records,
+}
+
+
+def bind(source: SourceType) -> Extractor:
+    """The extractor of one source type; ValueError if its reader does not exist."""
+    if source.reader in READERS:
+        return READERS[source.reader]
+    if source.reader in FAMILY_READERS:
+        return partial(FAMILY_READERS[source.reader], source)
+    raise ValueError(f"source type '{source.name}': no reader '{source.reader}'")
+
+
+def build(types: Iterable[SourceType]) -> dict[str, Extractor]:
+    """Source type name → extractor; ValueError on a name declared twice."""
+    registry: dict[str, Extractor] = {}
+    for source in types:
+        if source.name in registry:
+            raise ValueError(f"source type '{source.name}' is declared twice")
+        registry[source.name] = bind(source)
+    return registry
+
+
+REGISTRY: dict[str, Extractor] = build(SOURCE_TYPES)

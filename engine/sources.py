@@ -1,0 +1,157 @@
+"""Every source type, declared once: how its files are found, read, named, shown and ranked.
+
+A source type is the kind of file a chunk came from (`chunks.source_type`, the `--type`
+filter, the desktop's chips). Each is one `SourceType` row in `SOURCE_TYPES`; every other
+table that knows about source types is derived from these rows: the default routes
+(`engine.index.routes`), the extractor registry (`engine.extractors.registry`), the default
+half-lives and grouped types (`engine.settings.table`) and the desktop's labels and icons.
+
+This module sits below every other layer and holds plain data only, so the settings table
+can read it. The function that reads a type is named by `reader`: a module of
+`engine/extractors/`, bound to it in `engine.extractors.registry`. A hook that knows a file
+by its content rather than its path belongs with its reader in the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceType:
+    """One kind of file Memex reads, and everything the rest of Memex needs to know of it."""
+
+    name: str  # stored in chunks.source_type; what config, filters and fixture folders use
+    label: str  # the user's word for it ("Slack", "Health"); the desktop's chips and hits
+    reader: str  # the extractor module under engine/extractors/ that reads its files
+    half_life_days: float  # default recency half-life (`search.half_lives`)
+    routes: tuple[str, ...] = ()  # default path patterns, relative to a root
+    groups_sections: bool = False  # a document: its sections are one result when grouped
+    heading: str = ""  # what starts each chunk, where the reader writes one; empty: the label
+    icon: str = ""  # the tile under resources/icons/types/ (without .svg); empty: the name
+    title_keys: tuple[str, ...] = ()  # record fields a title is taken from (structured reader)
+    obsidian_syntax: bool = True  # Markdown reader: `[[links]]` and `%%` are syntax, not code
+
+    @property
+    def chunk_heading(self) -> str:
+        return self.heading or self.label
+
+    @property
+    def icon_name(self) -> str:
+        return self.icon or self.name
+
+
+def _chat(name: str, label: str, routes: tuple[str, ...]) -> SourceType:
+    return SourceType(name, label, name, 35, routes)
+
+
+def _document(name: str, label: str, routes: tuple[str, ...], half_life: float) -> SourceType:
+    return SourceType(name, label, "markdown", half_life, routes, groups_sections=True)
+
+
+def _structured(name: str, label: str, route: str, half_life: float, *titles: str) -> SourceType:
+    return SourceType(name, label, "structured", half_life, (route,), title_keys=titles)
+
+
+def _identity(name: str, label: str, route: str) -> SourceType:
+    return SourceType(name, label, "records", 365, (route,))
+
+
+_MEETINGS = "data/meetings/processed/"
+_ENTITIES = "memory/entities/"
+
+# In route order: a path takes the first route that matches it.
+SOURCE_TYPES: tuple[SourceType, ...] = (
+    _chat("slack", "Slack", ("data/slack/*.jsonl", "data/slack/*/*/*.json")),
+    _chat("telegram", "Telegram", ("data/telegram/*.jsonl", "data/telegram/**/result.json")),
+    _chat("signal", "Signal", ("data/signal/*.jsonl",)),
+    SourceType(
+        "meeting",
+        "Meeting",
+        "meeting",
+        60,
+        (f"{_MEETINGS}*.md", f"{_MEETINGS}*.vtt", f"{_MEETINGS}*.srt"),
+        groups_sections=True,
+    ),
+    SourceType(
+        "email_catalog",
+        "Email",
+        "mail",
+        90,
+        ("data/email/*.jsonl", "data/email/*.mbox", "data/email/*.eml"),
+    ),
+    SourceType("event", "Event", "event", 60, ("data/events/*.jsonl",)),
+    SourceType("garmin", "Health", "garmin", 14, ("data/garmin/*.json",)),
+    SourceType("cgm", "Glucose", "cgm", 14, ("data/cgm/*.csv",)),
+    _identity("observation", "Observation", "data/identity/observations.jsonl"),
+    _identity("quote", "Quote", "data/identity/quotes.jsonl"),
+    _identity("story", "Story", "data/identity/stories.jsonl"),
+    _document("transcript", "Transcript", ("data/identity/transcripts/*.md",), 120),
+    SourceType("voice", "Voice", "voice", 60, ("data/voice/*.json",)),
+    _structured("checkin", "Check-in", "data/checkins/*.jsonl", 30, "title"),
+    _structured(
+        "experiment",
+        "Experiment",
+        "data/experiments/*.jsonl",
+        60,
+        *("title", "name", "hypothesis", "question"),
+    ),
+    _structured(
+        "interview",
+        "Interview",
+        "data/interviews/*.jsonl",
+        365,
+        *("question", "title", "topic", "prompt"),
+    ),
+    SourceType(
+        "interview_meta",
+        "Interview meta",
+        "structured",
+        365,
+        ("data/interviews/meta/*.json",),
+        heading="Interview",
+        title_keys=("title", "name", "subject", "person", "topic"),
+    ),
+    _document("journal", "Journal", ("data/journal/*.md",), 60),
+    _document("scratch", "Scratch", ("data/scratch/*.md",), 14),
+    SourceType(
+        "board_summary",
+        "Board",
+        "markdown",
+        60,
+        ("data/board/*.md",),
+        groups_sections=True,
+        heading="Board summary",
+    ),
+    _document("rwgps_memory", "Ride", ("data/rwgps/*.md",), 180),
+    _structured(
+        "podcast_digest",
+        "Podcast",
+        "data/podcasts/*.jsonl",
+        30,
+        *("title", "episode", "episode_title", "name"),
+    ),
+    _document(
+        "entity_file",
+        "Entity",
+        tuple(f"{_ENTITIES}{kind}/*.md" for kind in ("people", "projects", "topics")),
+        365,
+    ),
+    SourceType(
+        "codebase_doc",
+        "Code doc",
+        "markdown",
+        365,
+        ("memory/codebase/*.md",),
+        groups_sections=True,
+        obsidian_syntax=False,  # `[[` and `%%` are code there
+    ),
+    _document("note", "Note", ("notes/**/*.md",), 60),
+)
+
+SOURCE_TYPES_BY_NAME: dict[str, SourceType] = {t.name: t for t in SOURCE_TYPES}
+
+
+def source_type(name: str) -> SourceType | None:
+    """The declared source type of this name, or None (a type only a config route names)."""
+    return SOURCE_TYPES_BY_NAME.get(name)

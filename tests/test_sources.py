@@ -1,0 +1,116 @@
+"""The source-type registry: every declared type is complete, and every table that knows
+about source types is derived from it (routes, extractors, settings, desktop, related)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path, PurePath
+
+import pytest
+
+from desktop.formatting import type_icon_name, type_label
+from engine.extractors import ExtractError, Extraction, get_extractor
+from engine.extractors.registry import FAMILY_READERS, READERS, REGISTRY, bind, build
+from engine.index.routes import DEFAULT_ROUTES, route_for
+from engine.resources import resource_dir
+from engine.search.related import RECORD_TYPES
+from engine.settings import SETTINGS_BY_NAME, load_settings
+from engine.settings.table import DEFAULT_HALF_LIVES, GROUPED_TYPES
+from engine.sources import SOURCE_TYPES, SOURCE_TYPES_BY_NAME, SourceType, source_type
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ICONS = resource_dir() / "icons" / "types"
+NAMES = [t.name for t in SOURCE_TYPES]
+
+
+@pytest.mark.parametrize("source", SOURCE_TYPES, ids=lambda t: t.name)
+def test_every_declared_type_is_complete(source: SourceType) -> None:
+    assert re.fullmatch(r"[a-z][a-z0-9_]*", source.name)  # config keys, filters, folders
+    assert source.label and source.label[0].isupper()
+    assert source.chunk_heading
+    assert (ICONS / f"{source.icon_name}.svg").is_file()
+    assert 0 < source.half_life_days <= (SETTINGS_BY_NAME["search.half_lives"].high or 0)
+    assert source.routes, "a declared type is found by at least one default route"
+    assert callable(REGISTRY[source.name])
+    fixtures = [p for p in (FIXTURES / source.name).glob("*") if ".golden." not in p.name]
+    assert any(p.with_name(p.name + ".golden.json").is_file() for p in fixtures)
+
+
+def test_names_are_unique_and_looked_up_by_name() -> None:
+    assert len(set(NAMES)) == len(NAMES)
+    assert list(SOURCE_TYPES_BY_NAME) == NAMES
+    assert source_type("slack") is SOURCE_TYPES_BY_NAME["slack"]
+    assert source_type("bookmark") is None
+
+
+def test_every_fixture_folder_is_a_declared_type() -> None:
+    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+    assert folders == set(NAMES)
+
+
+def test_the_extractor_registry_is_the_declared_types() -> None:
+    assert list(REGISTRY) == NAMES
+    assert not set(READERS) & set(FAMILY_READERS)
+    used = {t.reader for t in SOURCE_TYPES}
+    assert used == set(READERS) | set(FAMILY_READERS), "a reader no type uses"
+    assert all(get_extractor(name) is REGISTRY[name] for name in NAMES)
+    with pytest.raises(ExtractError, match="no extractor for source type 'bookmark'"):
+        get_extractor("bookmark")
+
+
+def test_a_family_reader_reads_with_its_types_row() -> None:
+    text = b"# Plan\n[[Ana]] %% hidden %%\n"
+    note = get_extractor("note")(text, PurePath("notes/plan.md")).drafts[0]
+    code = get_extractor("codebase_doc")(text, PurePath("memory/codebase/plan.md")).drafts[0]
+    assert note.content.startswith("Note: ") and "hidden" not in note.content
+    assert code.content.startswith("Code doc: ") and "%% hidden %%" in code.content
+    board = get_extractor("board_summary")(text, PurePath("data/board/q1.md")).drafts[0]
+    assert board.content.startswith("Board summary: ")
+
+
+def test_a_broken_declaration_fails_when_the_registry_is_built() -> None:
+    slack = SOURCE_TYPES_BY_NAME["slack"]
+    with pytest.raises(ValueError, match="no reader 'bookmarks'"):
+        bind(SourceType("bookmark", "Bookmark", "bookmarks", 30))
+    with pytest.raises(ValueError, match="'slack' is declared twice"):
+        build([slack, slack])
+
+
+def test_a_new_type_of_an_existing_reader_needs_one_row() -> None:
+    wiki = SourceType("wiki", "Wiki", "markdown", 90, ("wiki/*.md",), heading="Wiki page")
+    extract = build([wiki])["wiki"]
+    result = extract(b"# Home\nWelcome.\n", PurePath("wiki/home.md"))
+    assert isinstance(result, Extraction)
+    assert result.drafts[0].content.startswith("Wiki page: ")
+
+
+def test_default_routes_are_the_declared_routes_in_order() -> None:
+    declared = [(p, t.name) for t in SOURCE_TYPES for p in t.routes]
+    assert [(r.pattern, r.source_type) for r in DEFAULT_ROUTES] == declared
+    assert route_for("data/slack/export/general/2024-03-11.json", DEFAULT_ROUTES) == "slack"
+    assert route_for("memory/entities/topics/sleep.md", DEFAULT_ROUTES) == "entity_file"
+    assert route_for("data/slack/notes.md", DEFAULT_ROUTES) is None
+
+
+def test_setting_defaults_are_the_declared_half_lives_and_document_types() -> None:
+    assert {t.name: t.half_life_days for t in SOURCE_TYPES} == DEFAULT_HALF_LIVES
+    assert tuple(t.name for t in SOURCE_TYPES if t.groups_sections) == GROUPED_TYPES
+    assert {"note", "meeting"} <= set(GROUPED_TYPES) and "slack" not in GROUPED_TYPES
+    search = load_settings(env={}).search
+    assert dict(search.half_lives) == DEFAULT_HALF_LIVES
+    assert tuple(search.group_types) == GROUPED_TYPES
+
+
+def test_the_desktop_shows_the_declared_labels_and_icons() -> None:
+    for source in SOURCE_TYPES:
+        assert type_label(source.name) == source.label.lower()
+        assert type_icon_name(source.name) == source.icon_name
+    assert type_label("email_catalog") == "email"
+    assert type_label("reading_list") == "reading list"  # a type only a config route names
+    assert type_icon_name("profile") == "profile"  # the person card, not a file type
+
+
+def test_related_records_are_the_structured_types() -> None:
+    structured = {t.name for t in SOURCE_TYPES if t.reader == "structured"}
+    assert set(RECORD_TYPES) == structured
+    assert {"interview", "interview_meta"} <= structured
