@@ -321,7 +321,7 @@ def test_identity_follows_what_changes_results(layer: list[str], env: dict[str, 
     ("argv", "plain", "common"),
     [
         (["--db", "a.db", "--search", "x"], True, ("a.db", None)),
-        (["--search", "--db", "--config=c.toml"], True, (None, "c.toml")),
+        (["--search", "--", "--db", "--config=c.toml"], True, (None, "c.toml")),
         (["--search=x", "--help"], False, None),
         (["--search", "x", "--he"], False, None),
         (["status", "--db", "a.db"], False, None),

@@ -4,6 +4,8 @@
 (its stdout and stderr already written, as the one-shot path would have written them), or
 None: no warm process for this index and these settings, a stale socket, another version,
 a decline or any error — then the caller runs the one-shot path as if nothing happened.
+A socket, folder or process that is another user's gets nothing at all: one line on stderr
+says why, and the one-shot path answers (engine/warm/trust.py).
 MEMEX_NO_WARM=1 or `search.warm_cli = false` turn it off; MEMEX_WARM_DEBUG=1 adds one
 line on stderr naming the process that answered.
 """
@@ -11,6 +13,7 @@ line on stderr naming the process that answered.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,6 +22,7 @@ from engine.warm import argv as cli_argv
 from engine.warm.identity import cli_settings, identity
 from engine.warm.protocol import MAX_REPLY_BYTES, PROTOCOL, ProtocolError, receive, send
 from engine.warm.runtime import address_for, connect
+from engine.warm.trust import Untrusted
 
 ENV_OFF = "MEMEX_NO_WARM"
 ENV_DEBUG = "MEMEX_WARM_DEBUG"
@@ -58,6 +62,9 @@ def ask(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any] | None:
         if not settings.search.warm_cli:
             return None
         sock, token = connect(address_for(settings.db_path, env), CONNECT_TIMEOUT_SECONDS)
+    except Untrusted as exc:
+        sys.stderr.write(f"memex: not asking the warm process: {exc}; answering one-shot\n")
+        return None
     except Exception:
         return None
     request = {
@@ -69,6 +76,12 @@ def ask(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any] | None:
         "common": common.as_json(),
         "token": token,
     }
+    return exchange(sock, request)
+
+
+def exchange(sock: socket.socket, request: dict[str, Any]) -> dict[str, Any] | None:
+    """Send the request on a checked connection; the answer, or None (a decline, a
+    "busy", an error reply, a timeout), and the connection closed either way."""
     with sock:
         try:
             sock.settimeout(REPLY_TIMEOUT_SECONDS)

@@ -3,9 +3,15 @@
 The socket is named by the index file's resolved path; the identity, checked in every
 request, is a hash of everything a search's output depends on: every setting's value except
 the watcher's, the desktop's and maintenance's (`IGNORED`), the routes, the index file and
-roots as resolved paths, the fixed clock of tests, and the TZ variable (dates in queries are
-read on the local clock). A config file edited after the server started, another `--root`,
-`MEMEX_DB` or `--config`, another embedder: another identity, so the one-shot path answers.
+roots as resolved paths, the fixed clock of tests, and the environment variables a search
+reads besides the settings (`ANSWER_ENV`: TZ, since dates in queries are read on the local
+clock; the API keys of the embedder and the re-ranker; the proxy and certificate variables
+their HTTP clients obey). A config file edited after the server started, another `--root`,
+`MEMEX_DB` or `--config`, another embedder, a key set in the client's shell but not in the
+server's: another identity, so the server declines and the one-shot path answers.
+
+The variables enter as hashes, never as values, and the identity is one digest of all
+of it: what a client sends reveals no key, and it is sent only to a process of the same user.
 """
 
 from __future__ import annotations
@@ -20,6 +26,18 @@ from typing import Any
 from engine.settings import Settings, load_settings
 
 IGNORED = ("watch.", "desktop.", "maintenance.")  # read by no search
+ANSWER_ENV = (
+    "TZ",
+    "OPENAI_API_KEY",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "MEMEX_RERANK_API_KEY",
+    "PYTHON_KEYRING_BACKEND",
+    *("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"),
+    *("http_proxy", "https_proxy", "all_proxy", "no_proxy"),
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+)
 RESOLVED = ("db", "roots")  # compared as resolved paths: `~/x.db` and `/home/me/x.db` agree
 
 
@@ -35,10 +53,19 @@ def identity(settings: Settings, env: Mapping[str, str]) -> str:
         "db": str(settings.db_path.resolve()),
         "roots": [str(r) for r in settings.roots],
         "now": settings.now,
-        "tz": env.get("TZ", ""),
+        "env": environment_digest(env),
     }
     text = json.dumps(payload, sort_keys=True, default=_text, ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def environment_digest(env: Mapping[str, str]) -> dict[str, str]:
+    """Each set `ANSWER_ENV` variable's hash (a key's value never leaves as itself)."""
+    return {
+        name: hashlib.sha256(f"memex-warm-env\0{name}\0{env[name]}".encode()).hexdigest()
+        for name in ANSWER_ENV
+        if env.get(name)
+    }
 
 
 def _text(value: Any) -> str:

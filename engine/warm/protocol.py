@@ -3,8 +3,10 @@
 Request: `{"memex": PROTOCOL, "op": "search", "version", "identity", "argv", "common",
 "token"}` (or `"op": "status"`). Reply: `{"ok": true, "stdout", "stderr", "code", "pid",
 "served"}` — the bytes and exit code the one-shot path would have given — or
-`{"ok": false, "decline": reason}` (not this server's to answer: run the one-shot path) or
-`{"ok": false, "error": message}` (a malformed request).
+`{"ok": false, "decline": reason}` (not this server's to answer, or "busy": run the one-shot
+path) or `{"ok": false, "error": message}` (a malformed request). Over TCP (Windows) the
+client first sends `{"op": "hello", "nonce"}` and the server answers `{"proof"}`, a keyed hash
+of the nonce with the port file's token (engine/warm/runtime.py), before the request line.
 """
 
 from __future__ import annotations

@@ -1,10 +1,15 @@
 """The socket side of a warm process: listen on the index's address, answer each request.
 
-A daemon thread accepts; a pool of two threads reads one request line, asks the handler and
-writes one reply line, so a search never runs on the accepting thread nor on the owner's (the
-watcher's, the app's GUI thread). Whatever a client sends — garbage, a line that never ends,
-a request of another version — gets an error reply or a decline, never a crash. Only this
-user can connect: the folder is 0700, the socket 0600, and on Linux the peer's uid is checked.
+One daemon thread (engine/warm/intake.py) accepts and reads every connection's request line
+without blocking, each against its own deadline, so idle or slow clients never hold a worker
+nor delay the next client. A complete line goes to a pool of WORKERS threads that asks the
+handler and writes one reply line, so a search never runs on the reading thread nor on the
+owner's (the watcher's, the app's GUI thread). At most MAX_IN_HAND requests are running or
+waiting; the next gets an immediate decline ("busy") and its client answers one-shot.
+Whatever a client sends — garbage, a line that never ends, a request of another version —
+gets an error reply or a decline, never a crash. Only this user's processes are answered:
+the folder is 0700, the socket 0600, and the peer's uid is checked on every connection
+(engine/warm/trust.py); on Windows a client must hold the token from the private port file.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import os
+import re
 import socket
 import threading
 from collections.abc import Callable, Mapping
@@ -21,11 +27,14 @@ from typing import Any
 
 from engine import __version__
 from engine.warm import runtime
-from engine.warm.protocol import MAX_REQUEST_BYTES, PROTOCOL, ProtocolError, receive, send
+from engine.warm.intake import Intake
+from engine.warm.protocol import MAX_REQUEST_BYTES, PROTOCOL, ProtocolError, parse, send
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
-READ_TIMEOUT_SECONDS = 5.0  # a client that connects and sends nothing holds a worker this long
-ACCEPT_POLL_SECONDS = 0.25  # how soon `close` is noticed by the accepting thread
+WORKERS = 2  # searches at once: the machine's cores, not the number of clients
+MAX_IN_HAND = 16  # searches running or waiting; beyond: "busy", the client answers one-shot
+WRITE_TIMEOUT_SECONDS = 30.0  # a client that stops reading its reply holds a worker this long
+NONCE = re.compile(r"[0-9a-f]{16,64}")
 
 
 def decline(reason: str) -> dict[str, Any]:
@@ -48,16 +57,24 @@ class WarmServer:
         self.problem = ""  # why `start` returned False
         self.requests = 0  # every request line read
         self.served = 0  # answered searches
+        self.busy = 0  # requests declined because MAX_IN_HAND were in hand
+        self.intake: Intake | None = None
         self._lock = threading.Lock()
-        self._stop = threading.Event()
+        self._in_hand: set[socket.socket] = set()
         self._sock: socket.socket | None = None
         self._token = ""
         self._inode = 0
         self._thread: threading.Thread | None = None
-        self.pool = ThreadPoolExecutor(2, thread_name_prefix="memex-warm")
+        self.pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="memex-warm")
+
+    @property
+    def in_hand(self) -> int:
+        """Requests running or waiting for a worker."""
+        with self._lock:
+            return len(self._in_hand)
 
     def start(self) -> bool:
-        """Listen and accept on a daemon thread; False (see `problem`) if it cannot."""
+        """Listen and read on a daemon thread; False (see `problem`) if it cannot."""
         try:
             self.address = runtime.address_for(self.db_path, self.env, create=True)
             self._sock, self._token = runtime.listen(self.address)
@@ -65,17 +82,26 @@ class WarmServer:
         except OSError as exc:
             self.problem = f"searches are not answered warm: {exc}"
             return False
-        self._sock.settimeout(ACCEPT_POLL_SECONDS)
-        self._thread = threading.Thread(target=self._accept, name="memex-warm-accept", daemon=True)
+        self.intake = Intake(self._sock, self._take, MAX_REQUEST_BYTES)
+        if self._token:
+            self.intake.on_hello = self._hello
+        self._thread = threading.Thread(
+            target=self.intake.run, name="memex-warm-intake", daemon=True
+        )
         self._thread.start()
         return True
 
     def close(self) -> None:
-        """Stop accepting, finish the requests in hand, remove our socket file. Idempotent."""
-        self._stop.set()
+        """Stop reading, finish the requests running, remove our socket file. Idempotent."""
+        if self.intake is not None:
+            self.intake.stop.set()
         if self._thread is not None:
             self._thread.join()
         self.pool.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            left, self._in_hand = self._in_hand, set()
+        for conn in left:  # cancelled before a worker took them
+            conn.close()
         if self._sock is not None:
             self._sock.close()
             self._sock = None
@@ -89,35 +115,57 @@ class WarmServer:
             if os.stat(self.address).st_ino == self._inode:
                 os.unlink(self.address)
 
-    def _accept(self) -> None:
-        sock = self._sock
-        while sock is not None and not self._stop.is_set():
-            try:
-                conn, _ = sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                if self._stop.is_set():
-                    return
-                continue
-            try:
-                self.pool.submit(self._handle, conn)
-            except RuntimeError:  # closing: the pool takes no more work
-                conn.close()
+    def _take(self, conn: socket.socket, line: bytes) -> None:
+        """A complete request line, from the reading thread: to the pool, or "busy"."""
+        with self._lock:
+            full = len(self._in_hand) >= MAX_IN_HAND
+            if full:
+                self.busy += 1
+            else:
+                self._in_hand.add(conn)
+        if full:
+            with conn, contextlib.suppress(OSError):
+                conn.settimeout(1.0)
+                send(conn, decline("busy"))
+            return
+        try:
+            self.pool.submit(self._handle, conn, line)
+        except RuntimeError:  # closing: the pool takes no more work
+            with self._lock:
+                self._in_hand.discard(conn)
+            conn.close()
 
-    def _handle(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                conn.settimeout(READ_TIMEOUT_SECONDS)
-                if not runtime.owner_is_me(conn):
-                    return
-                try:
-                    reply = self.reply(receive(conn, MAX_REQUEST_BYTES))
-                except ProtocolError as exc:
-                    reply = error(f"malformed request: {exc}")
-                send(conn, reply)
-            except OSError:  # the client went away or never finished its line
-                pass
+    def _handle(self, conn: socket.socket, line: bytes) -> None:
+        try:
+            with conn, contextlib.suppress(OSError):  # the client went away meanwhile
+                conn.settimeout(WRITE_TIMEOUT_SECONDS)
+                send(conn, self.reply_to(line))
+        finally:
+            with self._lock:
+                self._in_hand.discard(conn)
+
+    def _hello(self, conn: socket.socket, line: bytes) -> bool:
+        """A TCP client's greeting: prove we hold the token (the port file's) before it
+        sends its request; False for any other line."""
+        try:
+            message = parse(line)
+        except ProtocolError:
+            return False
+        nonce = message.get("nonce")
+        if message.get("op") != "hello" or not isinstance(nonce, str):
+            return False
+        if NONCE.fullmatch(nonce):
+            with contextlib.suppress(OSError):
+                send(conn, {"proof": runtime.prove(self._token, nonce)})
+        return True
+
+    def reply_to(self, line: bytes) -> dict[str, Any]:
+        if len(line) > MAX_REQUEST_BYTES:
+            return error(f"malformed request: a line longer than {MAX_REQUEST_BYTES} bytes")
+        try:
+            return self.reply(parse(line))
+        except ProtocolError as exc:
+            return error(f"malformed request: {exc}")
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
         """The reply to one decoded request line."""
@@ -151,4 +199,6 @@ class WarmServer:
                 "pid": os.getpid(),
                 "requests": self.requests,
                 "served": self.served,
+                "busy": self.busy,
+                "refused": self.intake.refused if self.intake is not None else 0,
             }
