@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from engine.embedders import EmbedderError, create_embedder
-from engine.embedders.openai_embedder import OpenAIEmbedder, mask_secrets
+from engine.embedders.apikeys import mask
+from engine.embedders.openai_embedder import OpenAIEmbedder
 from engine.search.query_embedder import QueryEmbedder
 from engine.settings import Settings
 from engine.store import db
@@ -55,7 +56,7 @@ def test_an_error_body_that_echoes_the_key_is_masked(
         make(server, max_retries=len(answers) - 1).embed(["x"])
     message = str(info.value)
     assert server.auth[-1] == f"Bearer {SECRET}"  # the server did see (and echo) the key
-    assert "scripted" in message  # the body is still told, only the key is hidden
+    assert "scripted" not in message  # with a key sent, nothing the server wrote is shown
     assert SECRET not in message and SECRET[3:20] not in message
 
 
@@ -91,9 +92,9 @@ def test_the_search_warning_of_a_failing_server_is_masked(
         "Incorrect API key provided: sk-proj-Zx81************sNf7HdRj.",
     ],
 )
-def test_mask_secrets_hides_whole_and_partial_keys(text: str) -> None:
-    masked = mask_secrets(text, SECRET)
-    assert "Zx81" not in masked and "sk-***" in masked
+def test_mask_hides_whole_and_partial_keys(text: str) -> None:
+    masked = mask(text, SECRET)
+    assert "Zx81" not in masked and "HdRj" not in masked and "***" in masked
 
 
 def test_a_local_server_gets_a_placeholder_not_the_key(
@@ -124,8 +125,8 @@ class Redirect(BaseHTTPRequestHandler):
         self.end_headers()
 
 
-def test_a_redirect_to_another_server_does_not_carry_the_key(server: FakeOpenAI) -> None:
-    """Guard: the key goes to the configured base_url only; a redirect elsewhere loses it."""
+def test_a_redirect_to_another_server_is_not_followed(server: FakeOpenAI) -> None:
+    """The key and the text go to the configured base_url only: a redirect is an error."""
     redirecting = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
     redirecting.target = server.base_url + "/embeddings"  # type: ignore[attr-defined]
     threading.Thread(target=redirecting.serve_forever, args=(0.05,), daemon=True).start()
@@ -138,8 +139,9 @@ def test_a_redirect_to_another_server_does_not_carry_the_key(server: FakeOpenAI)
             dimensions=8,
             max_retries=0,
         )
-        embedder.embed(["hello"])
+        with pytest.raises(EmbedderError, match="HTTP 307: redirects are not followed"):
+            embedder.embed(["hello"])
     finally:
         redirecting.shutdown()
         redirecting.server_close()
-    assert server.auth == [None]
+    assert server.auth == [] and server.requests == []

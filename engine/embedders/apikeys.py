@@ -1,22 +1,36 @@
-"""Where the OpenAI API key comes from: the environment first, then the system keyring.
+"""Where the OpenAI API key comes from (the environment first, then the system keyring),
+and how a key is kept out of every message.
 
 Secrets are not settings: they never enter `Settings`, the config file or the database,
 and nothing here logs or prints a key. The environment is passed in (`env=`) so that
 callers and tests decide what it is; keyring is imported lazily (it is an optional extra).
+
+The rule for messages (docs/embedders.md, "The API key"): when a request carried a key,
+nothing the server answered is shown — only its status and a fixed sentence — because a
+server or proxy may echo the key in any encoding. Every message about a request also
+passes through `mask`, which hides the key in the forms a text can hold it.
 """
 
 from __future__ import annotations
 
+import base64
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import quote, quote_plus
+
+from engine.net import LOCAL_HOSTS as LOCAL_HOSTS  # re-exported: engine.net owns them
+from engine.net import is_local_url as is_local_url
 
 ENV_VAR = "OPENAI_API_KEY"
 KEYRING_SERVICE = "memex"
 KEYRING_USER = "openai"
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0"})
+MASK = "***"
+RUN = 8  # characters of a key's form that count as showing it
+# OpenAI key shapes, whole or cut ("sk-proj-Zx81****HdRj"), whoever's key they are.
+_KEY_LIKE = re.compile(r"sk-[\w\-*]{4,}")
 
 
 class KeyringUnavailable(RuntimeError):
@@ -97,7 +111,49 @@ def get_api_key(env: Mapping[str, str] | None = None) -> ApiKey | None:
     return ApiKey(stored, "keyring") if stored else None
 
 
-def is_local_url(base_url: str) -> bool:
-    """True for a server on this machine, which may need no key."""
-    host = urlparse(base_url).hostname or ""
-    return host in LOCAL_HOSTS or host.endswith(".localhost")
+def mask(text: str, *secrets: str | None) -> str:
+    """`text` with every trace of each secret replaced by `***`: any run of `RUN` or more
+    characters of the secret, of its hex (either case), URL-encoded or base64 (standard or
+    URL-safe, at any alignment in a longer encoded text) forms; a shorter secret wherever
+    it occurs whole. Then anything shaped like an OpenAI key (`sk-…`) becomes `sk-***`."""
+    hidden = [False] * len(text)
+    for secret in filter(None, secrets):
+        for form in _forms(secret):
+            if len(form) >= RUN or form == secret:
+                _mark(text, form, min(RUN, len(form)), hidden)
+    return _KEY_LIKE.sub("sk-" + MASK, _hide(text, hidden))
+
+
+def _forms(secret: str) -> set[str]:
+    """The texts a secret can show up as."""
+    raw = secret.encode("utf-8")
+    forms = {secret, raw.hex(), raw.hex().upper(), quote(secret, safe=""), quote_plus(secret)}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        forms.update(_base64_core(encode, raw, shift) for shift in range(3))
+    return {f for f in forms if f}
+
+
+def _base64_core(encode: Callable[[bytes], bytes], raw: bytes, shift: int) -> str:
+    """The characters of the base64 of (`shift` bytes, the secret, anything) that the
+    secret alone decides: the same wherever the secret sits in the encoded text."""
+    encoded = encode(b"\0" * shift + raw).decode("ascii")
+    return encoded[4 * -(-shift // 3) : 4 * ((shift + len(raw)) // 3)]
+
+
+def _mark(text: str, form: str, run: int, hidden: list[bool]) -> None:
+    """Mark in `hidden` every run of `run`+ characters of `text` that is part of `form`."""
+    grams = {form[i : i + run] for i in range(len(form) - run + 1)}
+    for i in range(len(text) - run + 1):
+        if text[i : i + run] in grams:
+            hidden[i : i + run] = [True] * run
+
+
+def _hide(text: str, hidden: list[bool]) -> str:
+    """`text` with each run of marked characters replaced by one `***`."""
+    out: list[str] = []
+    for i, char in enumerate(text):
+        if not hidden[i]:
+            out.append(char)
+        elif i == 0 or not hidden[i - 1]:
+            out.append(MASK)
+    return "".join(out)

@@ -5,17 +5,25 @@ UTF-8 byte count bounds its token count (every BPE token covers at least one byt
 input is cut to `max_input_tokens` bytes and each request holds at most `max_request_tokens`
 bytes and `max_inputs` texts. Whitespace-only texts are never sent: they get the zero vector.
 
-One loop owns retries (the client's own are off): 408/409/429/5xx, timeouts and connection
-errors are retried with exponential backoff, honouring `retry-after-ms` / `retry-after`.
-When the server asks for a longer wait than `max_wait` in total, or retries run out, it
-raises EmbedderError; the indexer then keeps the rest of the queue for the next reindex.
+Every request is bounded (`engine/net.py`): one deadline for the whole request
+(`embedder.timeout_seconds`; a search query's call, its retry included, at most
+`QUERY_TIMEOUT`), a cap on the answer read (what a correct answer to it can hold), JSON
+nesting limited, no redirect followed (the key and the text go to `base_url`'s host only).
+Every answer is checked: one vector per text, each of the same length (the requested
+`dimensions`, or the first answer's), every value a finite number.
+
+One loop owns retries: 408/409/429/5xx, timeouts and connection errors are retried with
+exponential backoff, honouring `retry-after-ms` / `retry-after`. When the server asks for a
+longer wait than `max_wait` in total, or retries run out, it raises EmbedderError; the
+indexer then keeps the rest of the queue for the next reindex. With a key sent, a failure
+says the status and a fixed sentence, never what the server wrote (it may echo the key).
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import random
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,8 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from engine import net
 from engine.embedders import EmbedderError, Vectors, register
-from engine.embedders.apikeys import get_api_key, is_local_url
+from engine.embedders.apikeys import get_api_key, mask
+from engine.net import is_local_url
 from engine.settings import Settings
 
 OPENAI_URL = "https://api.openai.com/v1"
@@ -32,16 +42,9 @@ RETRY_STATUSES = frozenset({408, 409, 429})
 LOCAL_PLACEHOLDER_KEY = "local-server-needs-no-key"
 PROBE_TEXT = "dimension probe"
 QUERY_TIMEOUT = 10.0  # seconds: a search falls back to keywords rather than wait
-# OpenAI key shapes, whole or echoed in part ("sk-proj-Zx81****HdRj"): a server or proxy may
-# repeat what it was sent in an error body, which ends up in a warning or the run log.
-_KEY_LIKE = re.compile(r"sk-[\w\-*]{4,}")
-
-
-def mask_secrets(text: str, key: str | None) -> str:
-    """`text` without the API key, or anything shaped like an OpenAI key."""
-    if key:
-        text = text.replace(key, "sk-***")
-    return _KEY_LIKE.sub("sk-***", text)
+MAX_DIM = 8192  # the most a vector may hold (embedder.dimensions' bound)
+ANSWER_BYTES = 1 << 20  # an answer's cap: 1 MiB, plus NUMBER_BYTES per value expected
+NUMBER_BYTES = 32  # one float as JSON text ("-0.012345678901234567, "), base64 takes 6
 
 
 @dataclass(frozen=True)
@@ -76,26 +79,51 @@ def plan_batches(sizes: Sequence[int], limits: Limits) -> Iterator[range]:
         yield range(start, len(sizes))
 
 
-def retry_after(headers: Any) -> float | None:
-    """Seconds the server asks us to wait, from retry-after-ms or retry-after."""
-    if headers is None:
-        return None
-    for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(header)
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value) / divisor)
-        except ValueError:
-            continue
-    return None
-
-
 def decode_embedding(raw: Any) -> Vectors:
-    """A base64 float32 string or a list of floats, as float32."""
+    """A base64 float32 string or a list of numbers, as float32; EmbedderError for
+    anything else, an empty vector or a value that is not a finite number."""
     if isinstance(raw, str):
-        return np.frombuffer(base64.b64decode(raw), dtype="<f4").astype(np.float32)
-    return np.asarray(raw, dtype=np.float32)
+        try:
+            data = base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            raise EmbedderError("the embedding server sent a vector that is not base64") from None
+        if len(data) % 4:
+            raise EmbedderError("the embedding server sent a vector of partial numbers")
+        vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
+    elif isinstance(raw, list) and all(_is_number(v) for v in raw):
+        try:
+            with np.errstate(over="ignore"):  # too large for float32: inf, refused below
+                vector = np.asarray(raw, dtype=np.float64).astype(np.float32)
+        except OverflowError:  # an integer of hundreds of digits
+            vector = np.array([np.inf], dtype=np.float32)
+    else:
+        raise EmbedderError("the embedding server sent a vector that is not a list of numbers")
+    if not vector.size or not np.isfinite(vector).all():
+        raise EmbedderError("the embedding server sent a vector with a value that is not finite")
+    return vector
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def parse_vectors(payload: Any, count: int) -> list[Vectors]:
+    """The `count` vectors of an embeddings answer, in input order; EmbedderError unless
+    every index 0..count-1 comes exactly once."""
+    data = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(data, list):
+        raise EmbedderError("the embedding server's answer holds no data")
+    if len(data) != count:
+        raise EmbedderError(f"the server returned {len(data)} vectors for {count} texts")
+    rows: dict[int, Vectors] = {}
+    for item in data:
+        index = item.get("index") if isinstance(item, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool) or index in rows:
+            raise EmbedderError("the embedding server's answer has a vector without its index")
+        if not 0 <= index < count:
+            raise EmbedderError("the embedding server's answer has a vector without its index")
+        rows[index] = decode_embedding(item.get("embedding"))
+    return [rows[i] for i in range(count)]
 
 
 class OpenAIEmbedder:
@@ -115,15 +143,11 @@ class OpenAIEmbedder:
         limits: Limits | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        try:
-            import openai
-        except ImportError:
-            raise EmbedderError(
-                "the openai package is not installed (pip install 'memex[openai]')"
-            ) from None
-        self._openai = openai
+        if net.http_url(base_url) is None:
+            raise EmbedderError(f"embedder.base_url {base_url!r} is not an http(s) URL")
         self.model_id = model
         self.base_url = base_url
+        self._url = base_url.strip().rstrip("/") + "/embeddings"
         # Only text-embedding-3 models accept `dimensions`; others have one fixed size.
         self._dimensions = dimensions if model.startswith("text-embedding-3") else None
         self._dim: int | None = self._dimensions
@@ -131,14 +155,8 @@ class OpenAIEmbedder:
         self._max_retries = max_retries
         self._timeout = timeout
         self._sleep = sleep
-        self._key = api_key  # kept only to mask it in messages
+        self._key = api_key
         self._encoding = "base64" if base_url.rstrip("/") == OPENAI_URL else "float"
-        self._client = openai.OpenAI(
-            api_key=api_key or LOCAL_PLACEHOLDER_KEY,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=0,
-        )
         self.config: dict[str, Any] = {"embedder.model": model, "embedder.base_url": base_url}
         if dimensions is not None:
             self.config["embedder.dimensions"] = dimensions
@@ -165,7 +183,7 @@ class OpenAIEmbedder:
         return out
 
     def embed_query(self, text: str) -> Vectors:
-        """One text, failing fast (one retry, a short timeout): search has a fallback."""
+        """One text, failing fast (one retry, `QUERY_TIMEOUT` in all): search has a fallback."""
         if not text.strip():
             return np.zeros(self.dim, dtype=np.float32)
         text = truncate_utf8(text, self._limits.max_input_tokens)
@@ -173,44 +191,49 @@ class OpenAIEmbedder:
         return row
 
     def _embed_batch(self, inputs: list[str], quick: bool = False) -> Vectors:
-        response = self._request(inputs, quick)
-        data = sorted(response.data, key=lambda item: item.index)
-        if len(data) != len(inputs):
-            raise EmbedderError(f"the server returned {len(data)} vectors for {len(inputs)} texts")
-        vectors = np.stack([decode_embedding(item.embedding) for item in data])
+        rows = parse_vectors(self._request(inputs, quick), len(inputs))
+        lengths = {len(row) for row in rows}
+        if len(lengths) > 1:
+            raise EmbedderError("the server returned vectors of different lengths")
+        (length,) = lengths
+        if self._dim is None and length > MAX_DIM:
+            raise EmbedderError(f"the server returned {length}-d vectors (at most {MAX_DIM})")
         if self._dim is None:
-            self._dim = int(vectors.shape[1])
-        if vectors.shape[1] != self._dim:
-            raise EmbedderError(
-                f"the server returned {vectors.shape[1]}-d vectors, expected {self._dim}-d"
-            )
+            self._dim = length
+        if length != self._dim:
+            raise EmbedderError(f"the server returned {length}-d vectors, expected {self._dim}-d")
+        vectors = np.stack(rows)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         unit: Vectors = (vectors / norms).astype(np.float32)
         return unit
 
-    def _request(self, inputs: list[str], quick: bool = False) -> Any:
-        extra: dict[str, Any] = {"encoding_format": self._encoding}
+    def _payload(self, inputs: list[str]) -> dict[str, Any]:
+        body: dict[str, Any] = {"input": inputs, "model": self.model_id}
+        body["encoding_format"] = self._encoding
         if self._dimensions is not None:
-            extra["dimensions"] = self._dimensions
+            body["dimensions"] = self._dimensions
+        return body
+
+    def _request(self, inputs: list[str], quick: bool = False) -> Any:
+        """The answer's JSON. A query's call (`quick`: one retry) ends within
+        `QUERY_TIMEOUT` (or the timeout, if shorter) in all; others per request."""
         retries = min(1, self._max_retries) if quick else self._max_retries
-        if quick:
-            extra["timeout"] = min(self._timeout, QUERY_TIMEOUT)
+        ends = time.monotonic() + min(self._timeout, QUERY_TIMEOUT) if quick else None
+        payload, cap = self._payload(inputs), self._answer_cap(len(inputs))
         waited, last = 0.0, "no attempt"
         for attempt in range(retries + 1):
             self.requests += 1
+            seconds = self._timeout if ends is None else ends - time.monotonic()
             try:
-                return self._client.embeddings.create(input=inputs, model=self.model_id, **extra)
-            except self._openai.APIStatusError as exc:
-                status = exc.status_code
-                if status not in RETRY_STATUSES and status < 500:
-                    raise EmbedderError(_describe(exc, self._key)) from None
-                delay, last = retry_after(exc.response.headers), _describe(exc, self._key)
-            except self._openai.APIConnectionError as exc:
-                delay, last = None, _describe(exc, self._key)
+                return self._attempt(payload, seconds, cap)
+            except _Retryable as exc:
+                last, delay = str(exc), exc.delay
             if attempt == retries:
                 break
             wait = delay if delay is not None else _backoff(attempt)
+            if ends is not None and wait >= ends - time.monotonic():
+                break
             if waited + wait > self._limits.max_wait:
                 raise EmbedderError(
                     f"{last}; the server asks to wait {wait:.0f} s, giving up "
@@ -218,24 +241,58 @@ class OpenAIEmbedder:
                 )
             waited += wait
             self._sleep(wait)
-        raise EmbedderError(f"{last} (after {retries + 1} attempts)")
+        raise EmbedderError(last if attempt == 0 else f"{last} (after {attempt + 1} attempts)")
+
+    def _answer_cap(self, count: int) -> int:
+        """The most bytes a correct answer for `count` texts can hold."""
+        return ANSWER_BYTES + count * (self._dim or MAX_DIM) * NUMBER_BYTES
+
+    def _attempt(self, payload: dict[str, Any], seconds: float, cap: int) -> Any:
+        """One request; its JSON, or _Retryable, or EmbedderError."""
+        headers = {"Authorization": f"Bearer {self._key or LOCAL_PLACEHOLDER_KEY}"}
+        try:
+            reply = net.post_json(
+                self._url, payload, headers=headers, deadline=seconds, max_bytes=cap
+            )
+            if reply.status >= 300:
+                raise self._status_error(reply)
+            return net.parse_json(reply.body)
+        except net.NetError as exc:
+            if exc.retryable:
+                said = f"cannot reach the embedding server at {self.base_url} ({exc})"
+                raise _Retryable(mask(said, self._key)) from None
+            said = f"the embedding server at {self.base_url} sent {exc}"
+            raise EmbedderError(mask(said, self._key)) from None
+
+    def _status_error(self, reply: net.Reply) -> Exception:
+        """The error for an answer of status ≥ 300: never the server's words when a key
+        was sent (it may echo the key in any encoding)."""
+        status = reply.status
+        if status in (401, 403):
+            return EmbedderError(f"the embedding server rejected the API key (HTTP {status})")
+        said = ""
+        if 300 <= status < 400:
+            said = "redirects are not followed"
+        elif not self._key:
+            said = net.error_text(reply)
+        message = mask(f"the embedding server answered HTTP {status}", self._key)
+        message += f": {mask(said, self._key)}" if said else ""
+        if status in RETRY_STATUSES or status >= 500:
+            return _Retryable(message, net.retry_after(reply.headers))
+        return EmbedderError(message)
+
+
+class _Retryable(Exception):
+    """A failure worth another try, with what the server asked to wait (or None)."""
+
+    def __init__(self, message: str, delay: float | None = None) -> None:
+        super().__init__(message)
+        self.delay = delay
 
 
 def _backoff(attempt: int) -> float:
     """Exponential backoff, 0.5 s doubling to at most 8 s, with up to 25 % jitter."""
     return min(0.5 * 2.0**attempt, 8.0) * (1 - 0.25 * random.random())
-
-
-def _describe(exc: Exception, key: str | None) -> str:
-    """One sentence about a failed request; never the key (error bodies can echo it)."""
-    status = getattr(exc, "status_code", None)
-    if status is None:
-        return f"cannot reach the embedding server ({type(exc).__name__})"
-    if status in (401, 403):
-        return f"the embedding server rejected the API key (HTTP {status})"
-    # Masked before it is cut: a key cut in half would no longer match itself.
-    message = mask_secrets(str(getattr(exc, "message", "") or exc), key)[:200]
-    return f"the embedding server answered HTTP {status}: {message}"
 
 
 @register("openai")
