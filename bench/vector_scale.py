@@ -40,6 +40,7 @@ import numpy as np
 
 from bench.common import OUT, add_quiet_load, busy_core, machine, percentiles, wait_for_quiet
 from engine.search import quantized as qz
+from engine.search.compute import Compute
 
 K = 50
 SIGMA = 0.038
@@ -174,22 +175,27 @@ def searches(
 ) -> dict[str, Search]:
     layout = qz.Layout(starts, matrix.shape[0])
     keep = qz.Selection(layout, np.random.default_rng(5).random(len(layout)) < 0.3)
+    run = Compute()  # as an engine's: BLAS on one thread, the scan's helper thread
     out: dict[str, Search] = {
-        "exact float, 1 BLAS thread": lambda q: qz.nearest_chunks(matrix, layout, q, K),
+        "exact float, 1 BLAS thread": lambda q: qz.nearest_chunks(
+            matrix, layout, q, K, compute=run
+        ),
         "exact float, default BLAS threads": default_threads_exact(matrix, starts),
     }
     for factor in rescores:
         out[f"binary, re-score {factor}×k"] = lambda q, f=factor: qz.nearest_chunks(
-            matrix, layout, q, K, codes=codes["binary"], rescore=f * K
+            matrix, layout, q, K, codes=codes["binary"], rescore=f * K, compute=run
         )
     middle = default_rescore()
     out[f"int8, re-score {middle}×k"] = lambda q: qz.nearest_chunks(
-        matrix, layout, q, K, codes=codes["int8"], rescore=middle * K
+        matrix, layout, q, K, codes=codes["int8"], rescore=middle * K, compute=run
     )
     out[f"binary, re-score {middle}×k, 30 % filter"] = lambda q: qz.nearest_chunks(
-        matrix, layout, q, K, keep, codes["binary"], middle * K
+        matrix, layout, q, K, keep, codes["binary"], middle * K, run
     )
-    out["exact float, 30 % filter"] = lambda q: qz.nearest_chunks(matrix, layout, q, K, keep)
+    out["exact float, 30 % filter"] = lambda q: qz.nearest_chunks(
+        matrix, layout, q, K, keep, compute=run
+    )
     return out
 
 

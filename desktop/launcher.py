@@ -1,7 +1,10 @@
-"""The `memex` entry point: the window when asked for, the headless CLI otherwise.
+"""The desktop's launcher: `memex` with the desktop app handed in as its front end.
 
-Qt is imported only on the desktop paths (no arguments, --toggle, --self-test), so
-`memex --search` and every command start fast and work on machines without a display.
+The console script `memex` is `engine.entry:main`, which finds the app through the
+`memex.frontends` entry point. This module is what runs where no package metadata is: the
+frozen build (build.spec's script) and `python -m desktop.launcher` (autostart without an
+installed script). Qt is imported only on the desktop paths (no arguments, --toggle,
+--self-test), so `memex --search` and every command start fast and work without a display.
 """
 
 from __future__ import annotations
@@ -9,44 +12,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-GUI_FLAGS = ("--toggle", "--self-test")
+from engine.entry import Frontend, FrontendMissing
+from engine.entry import main as memex_main
 
 
-def wants_gui(argv: Sequence[str]) -> bool:
-    if not argv:
-        return True
-    if any(flag in argv for flag in GUI_FLAGS):
-        return True
-    # Only --root/--db/--config with their values: the app on that index.
-    pairs = list(zip(argv[::2], argv[1::2], strict=False))
-    return len(argv) % 2 == 0 and all(flag in ("--root", "--db", "--config") for flag, _ in pairs)
+def desktop_app() -> Frontend:
+    """The app's `main`, imported now (PySide6 with it)."""
+    try:
+        from desktop.app import main as app_main
+    except ImportError as exc:
+        raise FrontendMissing(f"the desktop app is not installed ({exc.name})") from None
+    return app_main
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if wants_gui(args):
-        try:
-            from desktop.app import main as app_main
-        except ImportError as exc:
-            sys.stderr.write(
-                f"memex: the desktop app is not installed ({exc.name}); "
-                "install 'memex[desktop]' or use 'memex --search'\n"
-            )
-            return 4
-        return int(app_main(args))
-    try:
-        # A running app or `memex watch` answers a search at once; the one-shot path
-        # loads numpy, onnxruntime and the model first (engine/warm/client.py).
-        from engine.warm.client import try_warm
-
-        code = try_warm(args)
-        if code is not None:
-            return code
-        from engine.cli import main as cli_main
-    except KeyboardInterrupt:  # Ctrl+C while numpy, onnxruntime & co. load: no traceback
-        sys.stderr.write("memex: interrupted\n")
-        return 130
-    return cli_main(args)
+    return memex_main(argv, load_frontend=desktop_app)
 
 
 if __name__ == "__main__":

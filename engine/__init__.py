@@ -12,9 +12,7 @@ file, then environment), or for the `settings=` given; passing other settings re
 from __future__ import annotations
 
 import importlib
-import sys
 import threading
-import types
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
@@ -25,6 +23,13 @@ if TYPE_CHECKING:
     from engine.records import Chunk, IndexStats, Person, SearchResult
     from engine.search import SearchOptions, SearchResponse
     from engine.settings import Settings, load_settings
+
+# The subpackage `engine.search` first, so that the function `search` below is what the name
+# `engine.search` holds: the import system sets a package's attribute to a subpackage once,
+# when the subpackage first loads, and never again (later `import engine.search.pipeline`
+# sets attributes on `engine.search` itself). The subpackage is light (numpy and the model
+# load with its `Searcher`), and is still reached as `from engine.search import Searcher`.
+importlib.import_module("engine.search")
 
 __version__ = "0.1.0"
 
@@ -50,19 +55,6 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(_LAZY[name]), name)
     globals()[name] = value
     return value
-
-
-class _Package(types.ModuleType):
-    """Keeps `engine.search` the function below: the subpackage of the same name, now
-    imported after this module ran, would otherwise replace it when it loads."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "search" and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 class _DefaultEngine:

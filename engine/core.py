@@ -7,10 +7,12 @@
 
 An `Engine` owns, for one `Settings`: the embedders it has loaded (one model shared by its
 readers and its writer), the in-memory vector matrix (one per engine, shared by its readers),
-the people table, one `Searcher` (read connection) per thread that searches, and the one
-`Writer` (write connection, a single thread). `close()` releases all of it. Nothing else in
-the engine keeps mutable state at module level; `engine.search()` / `engine.reindex()` go
-through one default instance (`engine/__init__.py`).
+the people table, one `Searcher` (read connection) per thread that searches, the one
+`Writer` (write connection, a single thread) and the `Compute` its searches run on (BLAS
+held to one thread, the vector scan's helper thread). `close()` releases all of it: the
+models' threads, the scan thread, every connection. Nothing else in the engine keeps
+mutable state at module level; `engine.search()` / `engine.reindex()` go through one
+default instance (`engine/__init__.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from engine.index.writer import Writer
 from engine.people import load_people
 from engine.records import IndexStats, Person
 from engine.search import Searcher, SearchOptions, SearchResponse
+from engine.search.compute import Compute
 from engine.search.keyword_index import KeywordIndex
 from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
@@ -63,6 +66,7 @@ class Engine:
         self._people: list[Person] | None = None
         self._vector_cache: VectorCache | None = None
         self._keyword_index: KeywordIndex | None = None
+        self._compute: Compute | None = None
         self._writer: Writer | None = None
         self._closed = False
 
@@ -87,6 +91,7 @@ class Engine:
             keyword_index=False,
             embedders=self.embedders,
             people=self.people(),
+            compute=self.compute(),
         )
         # Attached once the Searcher found an index: each opens a connection of its own.
         fresh.vector_cache = self._cache()
@@ -123,13 +128,22 @@ class Engine:
             self._people = None
             self._generation += 1
 
+    def compute(self) -> Compute:
+        """What this engine's searches compute on (made on first use, stopped by `close`)."""
+        with self._lock:
+            self._check_open()
+            if self._compute is None:
+                self._compute = Compute()
+            return self._compute
+
     def _cache(self) -> VectorCache | None:
         if not self.settings.search.vector_cache:
             return None
+        compute = self.compute()
         with self._lock:
             self._check_open()
             if self._vector_cache is None:
-                self._vector_cache = VectorCache.of(self.settings)
+                self._vector_cache = VectorCache.of(self.settings, compute)
             return self._vector_cache
 
     def _index(self) -> KeywordIndex | None:
@@ -197,6 +211,7 @@ class Engine:
         with self._lock:
             self._check_open()
             new.embedders, self.embedders = self.embedders, EmbedderPool()
+            new._compute, self._compute = self._compute, None  # the cache below scans on it
             if settings.db_path == self.settings.db_path:
                 new._vector_cache, self._vector_cache = self._vector_cache, None
                 new._keyword_index, self._keyword_index = self._keyword_index, None
@@ -220,6 +235,7 @@ class Engine:
             searchers, self._searchers = self._searchers, []
             caches = [self._vector_cache, self._keyword_index]
             self._vector_cache = self._keyword_index = None
+            compute, self._compute = self._compute, None
         if writer is not None:
             writer.close()
         for searcher in searchers:
@@ -227,7 +243,9 @@ class Engine:
         for cache in caches:
             if cache is not None:
                 cache.close()
-        self.embedders.clear()
+        if compute is not None:
+            compute.close()
+        self.embedders.close()
 
     @property
     def closed(self) -> bool:

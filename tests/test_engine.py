@@ -4,6 +4,8 @@ go through one default instance."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -113,3 +115,20 @@ def test_a_successor_keeps_the_model_and_the_vector_matrix(small: Settings) -> N
         assert cache.loads == 1 and new.embedders is models and len(models) == 1
     finally:
         new.close()
+
+
+def test_engine_search_stays_the_function_once_the_subpackage_loads() -> None:
+    """A plain module, no class swap: the subpackage loads first, the function is bound
+    after it, and later imports of its modules set attributes on the subpackage only."""
+    script = (
+        "import sys, types, engine; "
+        "assert type(sys.modules['engine']) is types.ModuleType; "
+        "assert 'numpy' not in sys.modules, 'numpy loaded with engine'; "
+        "import engine.search.pipeline, engine.core; "
+        "from engine import search; from engine.search import Searcher; "
+        "assert callable(search) and search is engine.search and search.__module__ == 'engine'; "
+        "assert sys.modules['engine.search'].Searcher is Searcher; "
+        "print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
 from engine.search import quantized as qz
-from engine.search.blas import OneBlasThread, one_blas_thread
+from engine.search.blas import OneBlasThread
+from engine.search.compute import Compute
 from engine.search.filters import Filters
 from engine.search.vector_cache import VectorCache
 from engine.settings import Settings
@@ -156,7 +158,8 @@ def test_a_hamming_pass_split_between_two_threads_equals_one_pass(
     whole = codes.distances(query)  # below SPLIT_PARTS: one thread
     monkeypatch.setattr(qz, "SCAN_BLOCK", 1024)
     monkeypatch.setattr(qz, "SPLIT_PARTS", 2048)  # the helper takes rows 2048 on
-    assert np.array_equal(codes.distances(query), whole)
+    with ThreadPoolExecutor(1) as helper:
+        assert np.array_equal(codes.distances(query, helper), whole)
     assert np.array_equal(whole, ((matrix - codes.mean > 0) != (query > 0)).sum(axis=1))
 
 
@@ -182,16 +185,16 @@ def test_one_blas_thread_inside_and_restored_after_the_last_holder_leaves() -> N
         assert blas_threads() == [1] * len(before)  # the worker left; this thread holds it
     assert inside == [[1] * len(before)]
     assert blas_threads() == before
-    assert one_blas_thread() is one_blas_thread()
 
 
 def test_results_do_not_change_under_the_thread_limit(
     fixed_set: tuple[np.ndarray, qz.Layout, np.ndarray],
 ) -> None:
     matrix, layout, queries = fixed_set
+    compute = Compute()
     for query in queries[:10]:
         free = np.maximum.reduceat(matrix @ query, layout.starts)  # numpy's default threads
-        chunks, scores = qz.nearest_chunks(matrix, layout, query, K)
+        chunks, scores = qz.nearest_chunks(matrix, layout, query, K, compute=compute)
         order = np.argsort(-free, kind="stable")[:K]
         assert np.array_equal(chunks, order)
         assert np.allclose(scores, free[order], atol=1e-6)

@@ -102,3 +102,17 @@ class EmbedderPool:
     def clear(self) -> None:
         with self._lock:
             self._models.clear()
+
+    def close(self) -> None:
+        """Forget the models and stop the threads of those that hold any (`close()`)."""
+        with self._lock:
+            models, self._models = list(self._models.values()), {}
+        for model in models:
+            close_embedder(model)
+
+
+def close_embedder(embedder: Embedder) -> None:
+    """Stop the threads an embedder holds, if it holds any (the local model's run pool)."""
+    close = getattr(embedder, "close", None)
+    if callable(close):
+        close()

@@ -120,6 +120,14 @@ class LocalEmbedder:
                 self._pool = ThreadPoolExecutor(self._runs, thread_name_prefix="memex-embed")
             return self._pool
 
+    def close(self) -> None:
+        """Stop the threads that run batches side by side (made again if it embeds later).
+        Whoever made the embedder closes it: an engine's `EmbedderPool`, or the caller."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
     def embed_query(self, text: str) -> Vectors:
         vector: Vectors = self.embed([text])[0]
         return vector

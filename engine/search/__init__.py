@@ -1,12 +1,41 @@
-"""Hybrid search over the index."""
+"""Hybrid search over the index.
 
-from engine.search.pipeline import Searcher
-from engine.search.response import (
-    MODES,
-    NoIndexError,
-    SearchError,
-    SearchOptions,
-    SearchResponse,
-)
+Its names load on first use (PEP 562), so importing the package costs nothing: that lets
+`engine/__init__.py` import it before it defines its `search` function (see there) without
+slowing `import engine.settings`, which the warm `memex --search` client depends on.
+"""
 
-__all__ = ["MODES", "NoIndexError", "SearchError", "SearchOptions", "Searcher", "SearchResponse"]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.search.pipeline import Searcher
+    from engine.search.response import (
+        MODES,
+        NoIndexError,
+        SearchError,
+        SearchOptions,
+        SearchResponse,
+    )
+
+_LAZY = {
+    "Searcher": "engine.search.pipeline",
+    "MODES": "engine.search.response",
+    "NoIndexError": "engine.search.response",
+    "SearchError": "engine.search.response",
+    "SearchOptions": "engine.search.response",
+    "SearchResponse": "engine.search.response",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'engine.search' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = ["MODES", "NoIndexError", "SearchError", "SearchOptions", "SearchResponse", "Searcher"]

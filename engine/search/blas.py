@@ -14,11 +14,13 @@ OpenBLAS 0.3.31 ignores a request to raise the count made from a thread other th
 main one (checked here; threadpoolctl's own limiters restore the same way), so in a process
 whose searches run on worker threads (the desktop's read pool) the count stays at one once
 a search ran; the engine does no other BLAS work that a second thread would speed up.
+
+A limiter is made once per engine (`engine.search.compute.Compute`, which the Engine owns),
+not per call: finding the libraries costs more than a small product.
 """
 
 from __future__ import annotations
 
-import functools
 import threading
 from types import TracebackType
 from typing import Any
@@ -30,14 +32,16 @@ class OneBlasThread:
     """A reusable context manager: inside it, every loaded BLAS library uses one thread."""
 
     def __init__(self) -> None:
-        libraries = ThreadpoolController().select(user_api="blas").lib_controllers
-        self._libraries: list[Any] = list(libraries)
+        self._libraries: list[Any] | None = None  # found on first entry (~3 ms)
         self._lock = threading.Lock()
         self._depth = 0
         self._saved: list[int] = []
 
     def __enter__(self) -> OneBlasThread:
         with self._lock:
+            if self._libraries is None:
+                found = ThreadpoolController().select(user_api="blas").lib_controllers
+                self._libraries = list(found)
             if self._depth == 0:
                 self._saved = [int(lib.num_threads) for lib in self._libraries]
                 for lib, threads in zip(self._libraries, self._saved, strict=True):
@@ -55,12 +59,6 @@ class OneBlasThread:
         with self._lock:
             self._depth -= 1
             if self._depth == 0:
-                for lib, threads in zip(self._libraries, self._saved, strict=True):
+                for lib, threads in zip(self._libraries or [], self._saved, strict=True):
                     if threads != 1:
                         lib.set_num_threads(threads)
-
-
-@functools.cache
-def one_blas_thread() -> OneBlasThread:
-    """The process's limiter, made on first use (numpy's BLAS is loaded by then)."""
-    return OneBlasThread()

@@ -2,8 +2,8 @@
 
 A chunk has one vector per part (engine/parts.py), concatenated in `chunks.embedding`;
 its cosine to a query is the best of its parts' (a bounded aggregation: a long window
-with many near-matching parts scores no higher than its best one). Every product runs with
-BLAS held to one thread (engine/search/blas.py); a loop over chunks holds it once.
+with many near-matching parts scores no higher than its best one). The Searcher holds BLAS
+to one thread around each search (engine/search/compute.py), so these products do too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import parts
-from engine.search.blas import one_blas_thread
 from engine.store.sql import chunks as chunks_sql
 
 FANOUT = 3  # vec0 part hits fetched per chunk wanted: several parts of one chunk may rank
@@ -38,8 +37,8 @@ def chunk_hits(rows: Iterable[tuple[int, float]], k: int) -> list[tuple[int, flo
 def part_cosines(blob: bytes, query: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """The cosine of each part of one chunk (its `chunks.embedding`) to the query."""
     matrix = np.frombuffer(blob, dtype=np.float32).reshape(-1, query.shape[0])
-    with one_blas_thread():
-        return matrix @ query
+    cosines: npt.NDArray[np.float32] = matrix @ query
+    return cosines
 
 
 def best_chunks(
@@ -47,8 +46,7 @@ def best_chunks(
 ) -> list[tuple[int, float]]:
     """(seq, cosine) of the k chunks whose best part is nearest, from (seq, vectors) rows."""
     query = np.asarray(query, dtype=np.float32).reshape(-1)
-    with one_blas_thread():
-        scored = [(seq, float(part_cosines(blob, query).max())) for seq, blob in rows if blob]
+    scored = [(seq, float(part_cosines(blob, query).max())) for seq, blob in rows if blob]
     scored.sort(key=lambda hit: -hit[1])
     return scored[:k]
 
@@ -64,10 +62,9 @@ def best_spans(
         return {}
     query = np.asarray(query, dtype=np.float32).reshape(-1)
     out = {}
-    with one_blas_thread():
-        for seq, blob in conn.execute(chunks_sql.embedding_by_seq_sql(len(seqs)), list(seqs)):
-            spans = parts.split_parts(rows[seq]["content"])
-            cosines = part_cosines(blob, query)
-            if len(spans) == len(cosines) > 1:
-                out[seq] = spans[int(cosines.argmax())]
+    for seq, blob in conn.execute(chunks_sql.embedding_by_seq_sql(len(seqs)), list(seqs)):
+        spans = parts.split_parts(rows[seq]["content"])
+        cosines = part_cosines(blob, query)
+        if len(spans) == len(cosines) > 1:
+            out[seq] = spans[int(cosines.argmax())]
     return out

@@ -5,8 +5,10 @@ the part matrix whose head is re-scored exactly in float32.
 vector_cache.py calls it under its lock; bench/vector_scale.py calls it on a synthetic
 matrix), over rows that are L2-normalised part vectors, a chunk's parts consecutive.
 
-- `exact`: one float32 matrix-vector product (BLAS held to one thread, engine/search/
-  blas.py), the best part per chunk, the top k.
+- `exact`: one float32 matrix-vector product, the best part per chunk, the top k. With
+  a `Compute` (engine/search/compute.py, the engine's), BLAS is held to one thread for the
+  whole scan and a large binary pass takes its helper thread; without one, numpy's own
+  threads do the products and the pass runs on the calling thread.
 - `binary`: the sign bits of each part vector minus the mean part vector (48 bytes a part
   at 384-d), stored word-major so the Hamming distance to the query's sign bits is six XOR +
   popcount passes over contiguous words. The `rescore` nearest parts (ties at the cut
@@ -18,7 +20,8 @@ matrix), over rows that are L2-normalised part vectors, a chunk's parts consecut
   does not change the order of q·x (q·μ is the same for every x) but spreads the bits:
   MiniLM's vectors share a mean component, and uncentred signs of such dimensions say little.
   The cut (the distance within which about `rescore` parts lie) is read off a sample of
-  the distances, and from `SPLIT_PARTS` parts on a helper thread computes half of them.
+  the distances, and from `SPLIT_PARTS` parts on a helper thread (the Compute's)
+  computes half of them.
 - `auto` (the default): `binary` from `AUTO_BINARY_PARTS` parts on, `exact` below, where
   the float scan stays under ~7 ms on one thread (0.11 ms per 1,000 parts here: 20 ms for
   the 100k layer's 180k parts) and every hit is the exact one (docs/benchmarks.md, "Speed
@@ -30,15 +33,14 @@ matrix), over rows that are L2-normalised part vectors, a chunk's parts consecut
 
 from __future__ import annotations
 
-import functools
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
+from contextlib import AbstractContextManager, nullcontext, suppress
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.search.blas import one_blas_thread
+from engine.search.compute import Compute
 
 FloatArray = npt.NDArray[np.float32]
 IndexArray = npt.NDArray[np.int64]
@@ -56,12 +58,6 @@ MIN_DEPTH_SCALE = 0.25  # the depth never falls below this share of that
 SAMPLE_STRIDE = 16  # the binary cut is read off every 16th part's distance …
 SAMPLE_MIN_HITS = 1000  # … or a denser sample, so ≥ 1,000 sampled parts lie below it
 NARROW_SHARE = 0.2  # an exact scan of fewer kept parts than this share gathers them
-
-
-@functools.cache
-def _scan_helper() -> ThreadPoolExecutor:
-    """The thread that scans the second half of a large binary copy (made on first use)."""
-    return ThreadPoolExecutor(1, thread_name_prefix="memex-scan")
 
 
 class BinaryCodes:
@@ -95,21 +91,24 @@ class BinaryCodes:
         new = self._pack(matrix, self.mean)
         return BinaryCodes(np.ascontiguousarray(np.hstack([self.words, new])), self.mean)
 
-    def distances(self, query: FloatArray) -> npt.NDArray[np.uint16]:
+    def distances(
+        self, query: FloatArray, helper: Executor | None = None
+    ) -> npt.NDArray[np.uint16]:
         """Hamming distance of every part's bits to the query's (its own signs: q·(x − μ)
-        orders the parts as q·x does). From `SPLIT_PARTS` parts on, a helper thread takes
-        the second half (numpy lets go of the GIL in each pass): 1.9M parts in 9.2 ms
+        orders the parts as q·x does). From `SPLIT_PARTS` parts on, `helper` (a thread)
+        takes the second half (numpy lets go of the GIL in each pass): 1.9M parts in 9.2 ms
         instead of 13.5 on an idle second core (docs/benchmarks.md, "Speed at 100k and 1M")."""
         bits = self._pack(query.reshape(1, -1), np.zeros_like(query))[:, 0]
         rows = self.words.shape[1]
         out = np.empty(rows, dtype=np.uint16)
-        if rows < SPLIT_PARTS or (os.cpu_count() or 1) < 2:
-            self._fill(bits, out, 0, rows)
-            return out
         middle = rows // 2 // SCAN_BLOCK * SCAN_BLOCK
-        second = _scan_helper().submit(self._fill, bits, out, middle, rows)
-        self._fill(bits, out, 0, middle)
-        second.result()
+        second = None
+        if rows >= SPLIT_PARTS and helper is not None:
+            with suppress(RuntimeError):  # shut down (its engine closed): one thread
+                second = helper.submit(self._fill, bits, out, middle, rows)
+        self._fill(bits, out, 0, rows if second is None else middle)
+        if second is not None:
+            second.result()
         return out
 
     def _fill(
@@ -164,11 +163,10 @@ class Int8Codes:
         rows = self.codes.shape[0]
         out = np.empty(rows, dtype=np.float32)
         block = np.empty((min(INT8_BLOCK, rows), self.codes.shape[1]), dtype=np.float32)
-        with one_blas_thread():
-            for start in range(0, rows, INT8_BLOCK):
-                end = min(rows, start + INT8_BLOCK)
-                np.copyto(block[: end - start], self.codes[start:end], casting="unsafe")
-                np.dot(block[: end - start], query, out=out[start:end])
+        for start in range(0, rows, INT8_BLOCK):
+            end = min(rows, start + INT8_BLOCK)
+            np.copyto(block[: end - start], self.codes[start:end], casting="unsafe")
+            np.dot(block[: end - start], query, out=out[start:end])
         return out
 
     @property
@@ -247,17 +245,35 @@ def nearest_chunks(
     selection: Selection | None = None,
     codes: Codes | None = None,
     rescore: int = 0,
+    compute: Compute | None = None,
 ) -> tuple[IndexArray, FloatArray]:
     """(chunk numbers, best-part cosines) of the k chunks nearest the query, best first.
 
     `selection`: the chunks that pass the filters (None: all); `codes`: the quantized copy
     of `matrix` to scan first, its `rescore` nearest parts naming the chunks scored exactly
     (None, or `rescore` ≥ the rows: an exact scan; so is a scan whose candidates name fewer
-    than k chunks while more pass the filters)."""
+    than k chunks while more pass the filters); `compute`: BLAS held to one thread and the
+    scan's helper thread (engine/search/compute.py)."""
+    limit: AbstractContextManager[object] = nullcontext() if compute is None else compute.blas
+    with limit:
+        return _nearest(matrix, layout, query, k, selection, codes, rescore, compute)
+
+
+def _nearest(
+    matrix: FloatArray,
+    layout: Layout,
+    query: FloatArray,
+    k: int,
+    selection: Selection | None,
+    codes: Codes | None,
+    rescore: int,
+    compute: Compute | None,
+) -> tuple[IndexArray, FloatArray]:
     query = np.asarray(query, dtype=np.float32).reshape(-1)
     chunks = np.zeros(0, dtype=np.int64)
     if codes is not None and 0 < rescore < matrix.shape[0]:
-        chunks = candidate_chunks(matrix, layout, codes, query, selection, rescore, k)
+        helper = None if compute is None else compute.helper()
+        chunks = candidate_chunks(matrix, layout, codes, query, selection, rescore, k, helper)
     available = len(layout) if selection is None else selection.count
     if chunks.shape[0] >= min(k, available):
         scores = chunk_scores(matrix, layout, chunks, query)
@@ -280,8 +296,7 @@ def exact_scores(
     if selection is not None and selection.parts < NARROW_SHARE * layout.rows:
         chunks = selection.indices()
         return chunks, chunk_scores(matrix, layout, chunks, query)
-    with one_blas_thread():
-        rows = matrix @ query
+    rows = matrix @ query
     scores = np.maximum.reduceat(rows, layout.starts) if len(layout) else rows[:0]
     chunks = np.arange(len(layout), dtype=np.int64)
     if selection is None:
@@ -297,17 +312,17 @@ def candidate_chunks(
     selection: Selection | None,
     wanted: int,
     k: int,
+    helper: Executor | None = None,
 ) -> IndexArray:
     """The chunks (passing the selection) to score exactly: the `RESCORED_CHUNKS` × k
     whose best part is nearest among the `wanted` nearest parts by the codes, each of
     those parts scored exactly (a chunk's other parts are scored by `chunk_scores`, for
     the few kept)."""
-    parts = candidate_parts(codes, query, selection, wanted)
+    parts = candidate_parts(codes, query, selection, wanted, helper)
     if not parts.shape[0]:
         return np.zeros(0, dtype=np.int64)
     owners = layout.owners[parts]
-    with one_blas_thread():
-        cosines = matrix[parts] @ query
+    cosines = matrix[parts] @ query
     first = np.ones(owners.shape[0], dtype=bool)
     first[1:] = owners[1:] != owners[:-1]
     heads = np.flatnonzero(first)
@@ -319,13 +334,17 @@ def candidate_chunks(
 
 
 def candidate_parts(
-    codes: Codes, query: FloatArray, selection: Selection | None, wanted: int
+    codes: Codes,
+    query: FloatArray,
+    selection: Selection | None,
+    wanted: int,
+    helper: Executor | None = None,
 ) -> IndexArray:
     """About the `wanted` nearest parts by the codes (sorted rows, of selected chunks):
     for binary codes, every part as near as the cut, which is read off a sample of the
     distances (every `SAMPLE_STRIDE`-th; a histogram of all 1.9M took 2.5 ms)."""
     if isinstance(codes, BinaryCodes):
-        distance = codes.distances(query)
+        distance = codes.distances(query, helper)
         if selection is not None:
             np.putmask(distance, selection.dropped, np.iinfo(np.uint16).max)
         cut = binary_cut(distance, wanted)
@@ -356,6 +375,5 @@ def chunk_scores(
     lengths = layout.ends[chunks] - begins
     offsets = np.cumsum(lengths) - lengths
     rows = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(begins - offsets, lengths)
-    with one_blas_thread():
-        cosines = matrix[rows] @ query
+    cosines = matrix[rows] @ query
     return np.maximum.reduceat(cosines, offsets)

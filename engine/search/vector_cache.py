@@ -26,7 +26,9 @@ The scan (`search.vector_scan`, engine/search/quantized.py) is exact float32, or
 int8 copy of the matrix scanned first, the chunks of its nearest `rescore_depth`
 parts re-scored exactly from the float matrix, which is kept for that (4 bytes a dimension a
 part, against one bit for the binary copy: docs/benchmarks.md, "Vector side at scale").
-`auto` scans a large matrix binary and a small one exactly.
+`auto` scans a large matrix binary and a small one exactly. The scan runs on the cache's
+`Compute` (engine/search/compute.py): the engine's, passed in, or one of its own that
+`close()` stops.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.records import Person
+from engine.search.compute import Compute
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
 from engine.search.quantized import (
     Codes,
@@ -67,11 +70,20 @@ class VectorCache:
     scores the best of its parts' cosines. `seqs`, `ids`, `types` and `days` are per row.
     """
 
-    def __init__(self, path: Path | str, scan: str = "exact", rescore: int = 1) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        scan: str = "exact",
+        rescore: int = 1,
+        compute: Compute | None = None,
+    ) -> None:
         """`scan`: auto, exact, binary or int8; `rescore`: with a quantized scan, the parts
-        re-scored exactly per chunk asked for (their chunks are, every part)."""
+        re-scored exactly per chunk asked for (their chunks are, every part); `compute`:
+        what the scan runs on (None: one of its own, stopped by `close`)."""
         self.path = Path(path)
         self.scan, self.rescore = scan, rescore
+        self._owns_compute = compute is None
+        self.compute = Compute() if compute is None else compute
         self._codes: Codes | None = None  # the quantized copy, built on first use
         self.conn = db.connect(self.path, create=False)
         self._lock = threading.Lock()
@@ -90,10 +102,10 @@ class VectorCache:
         self.updates = 0  # incremental refreshes that changed something
 
     @classmethod
-    def of(cls, settings: Settings) -> VectorCache:
-        """The cache of this index, scanning as the settings say."""
+    def of(cls, settings: Settings, compute: Compute | None = None) -> VectorCache:
+        """The cache of this index, scanning as the settings say, on `compute`."""
         search = settings.search
-        return cls(settings.db_path, search.vector_scan, search.vector_rescore)
+        return cls(settings.db_path, search.vector_scan, search.vector_rescore, compute)
 
     def __len__(self) -> int:
         """How many chunks the matrix holds."""
@@ -115,9 +127,11 @@ class VectorCache:
         return self._layout
 
     def close(self) -> None:
-        """Close the cache's connection once no search is using it."""
+        """Close the cache's connection (and its own Compute) once no search is using it."""
         with self._lock:
             self.conn.close()
+            if self._owns_compute:
+                self.compute.close()
 
     # -- freshness --------------------------------------------------------------------------
 
@@ -307,6 +321,7 @@ class VectorCache:
                 self._selection(filters),
                 None if exact else self._scan_codes(),
                 rescore_depth(self.rescore, k, self.matrix.shape[0]),
+                self.compute,
             )
             seqs = self.seqs[self.starts[chunks]]
         return [(int(s), float(v)) for s, v in zip(seqs, scores, strict=True)]
@@ -321,11 +336,11 @@ class VectorCache:
 
 
 def searcher_cache(
-    settings: Settings, wanted: VectorCache | bool | None
+    settings: Settings, wanted: VectorCache | bool | None, compute: Compute | None = None
 ) -> tuple[VectorCache | None, bool]:
     """The cache a Searcher uses, and whether it is the Searcher's own (to close)."""
     if isinstance(wanted, VectorCache):
         return wanted, False
     if wanted if wanted is not None else settings.search.vector_cache:
-        return VectorCache.of(settings), True
+        return VectorCache.of(settings, compute), True
     return None, False
