@@ -8,6 +8,9 @@ One `Engine` lives as long as the server, and every tool runs on one thread of i
 engine keeps a read connection per thread, so a single long-lived thread holds one connection
 (the worker threads of anyio's pool come and go, and each would open another). The engine's
 writer is never started, nothing is reindexed and no run-log line is written.
+
+Stdin and stdout go through engine/mcp/transport.py rather than the SDK's `stdio_server()`,
+so that every line gets an answer (docs/mcp.md, "Every request is answered").
 """
 
 from __future__ import annotations
@@ -22,11 +25,11 @@ from typing import Any, TypeVar
 import anyio
 from mcp import types
 from mcp.server import Server, ServerRequestContext
-from mcp.server.stdio import stdio_server
 
 from engine import __version__
 from engine.core import Engine
 from engine.mcp.tools import TOOLS, ToolSpec, failure_message
+from engine.mcp.transport import stdio_transport
 from engine.schemas import definition_schema
 from engine.settings import Settings
 
@@ -145,7 +148,7 @@ async def serve_stdio(settings: Settings) -> None:
     worker.submit(warm_up)
     server = build_server(worker, __version__)
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_transport() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         worker.close()
