@@ -1,6 +1,7 @@
-"""A damaged index (issue 20): pages overwritten in the middle of a real index, or the file
-cut short. `--check` says it is damaged (exit 4), every command names the way forward, and
-`--repair` moves the file aside and rebuilds the index from the files."""
+"""A damaged index: pages overwritten in the middle of a real index, or the file cut short.
+`--check` says it is damaged (exit 4), so do the writers and `status` (the integrity gate),
+every command names the way forward, and `--repair` moves the file aside and rebuilds the
+index from the files. tests/test_corruption_suite.py runs every command on each damage."""
 
 from __future__ import annotations
 
@@ -85,9 +86,12 @@ def test_a_damaged_index_is_found_named_and_rebuilt(
     assert "still consistent" not in out + err
     code, out, err = cli("maintenance", *args)  # VACUUM reads every page
     assert code == 4 and "damaged" in err and db.REPAIR_HINT in err, out + err
-    for command in (["reindex", "--full"], ["status"], ["--search", "turnips"]):
-        code, out, err = cli(*command, *args)  # fine where they read, or the way forward
-        assert code == 0 or (code == 4 and db.REPAIR_HINT in err), (command, out, err)
+    backup = ["backup", str(settings.db_path.parent / "backup.db")]
+    for command in (["reindex"], ["reindex", "--full"], ["status"], backup):
+        code, out, err = cli(*command, *args)  # the integrity gate: never called healthy
+        assert code == 4 and db.REPAIR_HINT in err, (command, out, err)
+    code, out, err = cli("--search", "turnips", *args)  # a reader: fine where it reads
+    assert code == 0 or (code == 4 and db.REPAIR_HINT in err), (out, err)
     assert recovery.find_damage(settings.db_path) is not None
 
     code, out, err = cli("maintenance", "--repair", *args)
@@ -121,3 +125,19 @@ def test_a_sound_index_is_repaired_in_place(indexed: tuple[Settings, list[str], 
     assert code == 0 and "FTS rebuilt" in out and "moved" not in out
     assert not list(settings.db_path.parent.glob("memex.db.corrupt-*"))
     assert assert_consistent(settings.db_path).chunks == chunks
+
+
+@pytest.mark.parametrize("damage", DAMAGE, ids=[d.__name__ for d in DAMAGE])
+def test_the_gate_names_what_sqlite_found(
+    indexed: tuple[Settings, list[str], int], damage: Callable[[Path], None]
+) -> None:
+    settings, _, _ = indexed
+    conn = db.connect(settings.db_path, create=False)
+    assert db.quick_check(conn) is None
+    db.verify(conn, settings.db_path)  # a sound file passes
+    conn.close()
+    damage(settings.db_path)
+    with pytest.raises(db.IndexDamaged) as raised:
+        db.connect(settings.db_path, create=False, verify_first=True).close()
+    assert raised.value.reason and raised.value.reason in str(raised.value)
+    assert str(raised.value).endswith(db.REPAIR_HINT) and "\n" not in str(raised.value)

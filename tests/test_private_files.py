@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.index import maintenance, runlog
+from engine.index import backup, maintenance, runlog
 from engine.index.runs import reindex
 from engine.settings import Settings
 
@@ -56,10 +56,8 @@ def test_the_backup_is_private_while_it_is_written(
     (settings.roots[0] / "notes" / "a.md").write_text("# A\nA private note.\n")
     reindex(settings=settings)
     modes: list[int] = []
-    real_open = maintenance._open_existing
-    monkeypatch.setattr(
-        maintenance, "_open_existing", lambda s: WatchedConnection(real_open(s), modes)
-    )
+    real_open = backup._open_index
+    monkeypatch.setattr(backup, "_open_index", lambda s: WatchedConnection(real_open(s), modes))
     target = tmp_path / "backup.db"
     maintenance.backup(settings, target)
     assert modes == [0o600]  # the partial file, right after VACUUM INTO filled it

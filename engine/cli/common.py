@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+import apsw
+
 from engine.records import IndexStats
 from engine.settings import Settings, SettingsError, load_settings
 from engine.store import db
@@ -71,10 +73,27 @@ def tell(message: str) -> None:
     sys.stderr.flush()
 
 
-def require_index(settings: Settings) -> None:
-    """Exit 3 with a hint when there is no index file yet."""
+def require_index(settings: Settings, *, verify: bool = True) -> None:
+    """Exit 3 with a hint when there is no index file yet; with `verify`, exit 4 with the
+    way to --repair when the integrity gate finds it damaged (`require_sound`)."""
     if not settings.db_path.exists():
         raise CliError(f"no index at {settings.db_path}; run 'memex reindex' first", EXIT_NO_INDEX)
+    if verify:
+        require_sound(settings.db_path)
+
+
+def require_sound(path: Path) -> None:
+    """The integrity gate for a command that opens the index itself: SQLite's quick check
+    (one read of the file). A damaged file: exit 4, one sentence, the way to --repair."""
+    try:
+        db.connect(path, create=False, verify_first=True).close()
+    except db.IndexError_ as exc:
+        raise CliError(str(exc), index_exit_code(exc)) from None
+    except apsw.Error as exc:  # a read error, the disk: said as one sentence when it is
+        error = db.as_index_error(path, exc)
+        if error is None:
+            raise
+        raise CliError(str(error), index_exit_code(error)) from None
 
 
 def print_stats(stats: IndexStats, out: TextIO) -> None:
@@ -88,6 +107,10 @@ def print_stats(stats: IndexStats, out: TextIO) -> None:
         out.write(f"  error: {path}: {message}\n")
     if len(stats.errors) > 20:
         out.write(f"  … and {len(stats.errors) - 20} more\n")
+    for path in stats.empty_files[:20]:  # a note, not an error
+        out.write(f"  note: {path}: no text to index\n")
+    if len(stats.empty_files) > 20:
+        out.write(f"  … and {len(stats.empty_files) - 20} more with no text\n")
 
 
 class TerminalReporter:

@@ -1,9 +1,10 @@
 """`memex maintenance [--no-vacuum] [--check] [--repair] [--json]` and `memex backup FILE`.
 
 Exit codes: 0 done (and the check passed), 2 the backup's target exists (without --force) or
-is the index, 3 no index, 4 the check found problems or damage, or another writer holds the
-index (maintenance never waits for it), or the backup could not be written; 5 SQLite's write
-lock was held past the busy timeout. `--repair` of a damaged file moves it aside and
+is the index, 3 no index, 4 the check found problems or damage (maintenance and backup check
+the file first and refuse a damaged one), or another writer holds the index (maintenance
+never waits for it), or the backup could not be written or failed its check; 5 SQLite's
+write lock was held past the busy timeout. `--repair` of a damaged file moves it aside and
 rebuilds the index from the files (0 when done).
 """
 
@@ -26,6 +27,7 @@ from engine.cli.common import (
     Parser,
     TerminalReporter,
     add_common,
+    index_exit_code,
     print_stats,
     require_index,
     settings_from,
@@ -112,7 +114,7 @@ def maintenance_parser() -> Parser:
 def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
     args = maintenance_parser().parse_args(argv)
     settings = settings_from(args)
-    require_index(settings)
+    require_index(settings, verify=False)  # each mode checks the file itself
     if args.repair and (reason := recovery.find_damage(settings.db_path)) is not None:
         return rebuild_damaged(settings, reason, args.json, out)
     try:
@@ -123,6 +125,8 @@ def cmd_maintenance(argv: Sequence[str], out: TextIO) -> int:
             result = maintain(settings, vacuum=not args.no_vacuum, do_repair=args.repair)
     except MaintenanceBusy as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
+    except db.IndexError_ as exc:  # the integrity gate: damaged, nothing rewritten
+        raise CliError(str(exc), index_exit_code(exc)) from None
     except apsw.BusyError as exc:  # a --check or another program held SQLite's write lock
         raise CliError(str(db.as_index_error(settings.db_path, exc)), EXIT_BUSY) from None
     except apsw.Error as exc:  # disk full during VACUUM, …: each step is one transaction
@@ -172,14 +176,14 @@ def cmd_backup(argv: Sequence[str], out: TextIO) -> int:
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     args = p.parse_args(argv)
     settings = settings_from(args)
-    require_index(settings)
+    require_index(settings, verify=False)  # the backup checks the index and its copy
     try:
         result = backup(settings, Path(args.file), force=args.force)
     except BackupRefused as exc:  # a usage problem: the target exists, or is the index
         raise CliError(str(exc), EXIT_USAGE) from None
     except BackupError as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
-    except db.IndexError_ as exc:
-        raise CliError(str(exc), EXIT_UNUSABLE) from None
+    except db.IndexError_ as exc:  # damaged (the target left as it was), busy
+        raise CliError(str(exc), index_exit_code(exc)) from None
     out.write(f"backup     {result.path} ({_mb(result.bytes)}, {result.seconds:.1f}s)\n")
     return EXIT_OK

@@ -1,4 +1,4 @@
-"""Maintenance: rebuild the vec0 table, VACUUM, check and repair the index, back it up.
+"""Maintenance: rebuild the vec0 table, VACUUM, check and repair the index.
 
 sqlite-vec stores vectors in fixed-size chunks (1,024 slots each). A deleted vector leaves a
 dead slot; holes in the newest chunk are reused by later inserts, holes in older chunks are
@@ -6,13 +6,13 @@ not, and a chunk is freed only when all of its slots are dead. `dead_slots` meas
 from the shadow tables (`<table>_chunks.size` against live rows), and `rebuild_vectors`
 writes a dense table again from `chunks.embedding`, in one transaction.
 
-The functions taking a connection expect the caller to hold the writer lock; `maintain`,
-`check_index` and `backup` open their own connection (and take the lock where they write).
+The functions taking a connection expect the caller to hold the writer lock; `maintain` and
+`check_index` open their own connection (`maintain` takes the lock). The backup is in
+engine/index/backup.py.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -22,9 +22,11 @@ import apsw
 
 from engine import parts
 from engine.index import recovery, runlog
+from engine.index.backup import BackupError as BackupError  # where callers import them
+from engine.index.backup import BackupRefused as BackupRefused
+from engine.index.backup import backup as backup
 from engine.index.locks import writer_lock_now
 from engine.index.reports import (
-    BackupReport,
     CheckReport,
     FileSizes,
     MaintenanceReport,
@@ -46,14 +48,6 @@ VEC_SLOT_BYTES = 4  # float32 per dimension
 
 class MaintenanceBusy(RuntimeError):
     """Another writer (watcher, reindex, desktop app) holds the index."""
-
-
-class BackupError(RuntimeError):
-    """The backup cannot be written (target exists, disk full, …)."""
-
-
-class BackupRefused(BackupError):
-    """The target is not one to write: it exists (and no `force`), or it is the index."""
 
 
 # -- measurements ---------------------------------------------------------------------------
@@ -139,7 +133,7 @@ def check(conn: apsw.Connection) -> CheckReport:
 
 
 def _check_in_transaction(conn: apsw.Connection) -> CheckReport:
-    integrity = recovery.check_lines(_rows(conn, database_sql.integrity_check_sql()))
+    integrity = db.check_lines(_rows(conn, database_sql.integrity_check_sql()))
     problems = recovery.integrity_problems(integrity)  # damage first, and what to do
     fts_ok = db.fts_integrity_ok(conn)
     if not fts_ok:
@@ -289,11 +283,13 @@ def maintain(
 ) -> MaintenanceResult:
     """Run maintenance (or only check / repair) as the one writer; logs one run-log line.
 
-    Raises MaintenanceBusy at once when another writer holds the lock.
+    Raises MaintenanceBusy at once when another writer holds the lock, IndexDamaged
+    (the integrity gate) before anything is rewritten in a damaged file.
     """
     with writer_lock_now(settings, MaintenanceBusy, "stop it or try again when it has finished"):
         conn = _open_existing(settings)
         try:
+            db.verify(conn, settings.db_path)  # the integrity gate, before anything is rewritten
             return maintain_locked(
                 conn, settings, vacuum=vacuum, do_check=do_check, do_repair=do_repair
             )
@@ -344,32 +340,3 @@ def check_index(settings: Settings) -> CheckReport:
         ),
     )
     return result
-
-
-def backup(settings: Settings, target: Path, *, force: bool = False) -> BackupReport:
-    """A consistent online copy with VACUUM INTO; safe while a writer runs."""
-    target = target.expanduser().absolute()
-    if target.exists() and not force:
-        raise BackupRefused(f"{target} exists; pass --force to overwrite it")
-    if target.resolve() == settings.db_path.resolve():
-        raise BackupRefused("the backup cannot overwrite the index itself")
-    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
-    partial.unlink(missing_ok=True)
-    conn = _open_existing(settings)
-    started = time.perf_counter()
-    try:
-        # Created 0600 before VACUUM INTO fills it (it takes an empty file): the copy of
-        # everything indexed is never readable by others, not even while it is written.
-        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        conn.execute(database_sql.vacuum_into_sql(), (str(partial),))
-    except (apsw.Error, OSError) as exc:
-        partial.unlink(missing_ok=True)
-        raise BackupError(f"cannot write {target}: {exc}") from None
-    finally:
-        conn.close()
-    os.replace(partial, target)  # never a half-written file under the final name
-    return BackupReport(
-        path=str(target),
-        bytes=target.stat().st_size,
-        seconds=round(time.perf_counter() - started, 3),
-    )

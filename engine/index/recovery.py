@@ -52,12 +52,6 @@ class RebuildReport:
         }
 
 
-def check_lines(rows: list[tuple[Any, ...]]) -> list[str]:
-    """The lines of an integrity check's answer (a row may hold several)."""
-    lines = [line.strip() for row in rows for line in str(row[0]).splitlines()]
-    return [line for line in lines if line and not line.startswith("*** in database")]
-
-
 def integrity_problems(lines: list[str]) -> list[str]:
     """The problems of an integrity check's answer (["ok"] when sound): the damage and
     the way forward first, then SQLite's own lines."""
@@ -84,7 +78,7 @@ def find_damage(path: Path) -> str | None:
     except db.IndexDamaged as exc:
         return exc.reason
     try:
-        lines = check_lines(conn.execute(database_sql.integrity_check_sql()).fetchall())
+        lines = db.check_lines(conn.execute(database_sql.integrity_check_sql()).fetchall())
     except db.DAMAGE as exc:
         return str(exc)
     except apsw.Error:

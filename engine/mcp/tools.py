@@ -275,4 +275,6 @@ def failure_message(exc: Exception) -> str | None:
         return f"the embedder is unusable: {exc}"
     if isinstance(exc, db.IndexError_):
         return f"the index is unusable: {exc}"
+    if isinstance(exc, db.DAMAGE):  # a damaged page met by a query: the way to --repair
+        return f"the index is unusable: {db.damaged(None, exc)}"
     return None
