@@ -17,6 +17,7 @@ from engine.index.runs import reindex
 from engine.records import Draft
 from engine.settings import Settings
 from engine.sources import SOURCE_TYPES
+from tests.sibling_files import siblings_on_disk
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BASE_TS = 1_710_000_000
@@ -183,7 +184,8 @@ def test_a_bad_file_is_recorded_and_the_rest_indexed(
 
 def test_slack_export_names_threads_and_noise() -> None:
     path = PurePath(FIXTURES / "slack" / "export" / "general" / "2024-03-11.json")
-    result = get_extractor("slack")(Path(path).read_bytes(), path)
+    siblings = siblings_on_disk(Path(path), "slack")
+    result = get_extractor("slack")(Path(path).read_bytes(), path, siblings)
     content = result.drafts[0].content
     lines = content.split("\n")
     assert lines[0].startswith("Ana Lima: Kick-off") and "@Dan W." in lines[0]  # users.json only

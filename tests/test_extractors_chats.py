@@ -10,12 +10,14 @@ import pytest
 
 from engine.extractors import ExtractError, Extraction, get_extractor
 from engine.extractors.signal import with_mentions
+from tests.sibling_files import siblings_on_disk
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def extract_file(source_type: str, path: Path) -> Extraction:
-    return get_extractor(source_type)(path.read_bytes(), path)
+    """As the indexer reads it: with the siblings its type declares, read from disk."""
+    return get_extractor(source_type)(path.read_bytes(), path, siblings_on_disk(path, source_type))
 
 
 def extract(source_type: str, text: str, name: str) -> Extraction:

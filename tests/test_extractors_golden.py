@@ -19,6 +19,7 @@ from engine.extractors import ExtractError
 from engine.extractors.registry import REGISTRY
 from engine.index.indexer import make_chunks
 from engine.index.routes import Found
+from tests.sibling_files import siblings_on_disk
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # read by an extractor, not routed themselves
@@ -49,7 +50,8 @@ def render(path: Path) -> dict[str, Any]:
         path.stat().st_size,
     )
     try:
-        chunks, problems, notes = make_chunks(found, path.read_bytes())
+        siblings = siblings_on_disk(found.path, source_type)  # as the indexer reads them
+        chunks, problems, notes = make_chunks(found, path.read_bytes(), siblings)
     except ExtractError as exc:
         return {"source_type": source_type, "error": str(exc)}
     return {

@@ -167,7 +167,7 @@ def targets() -> list[tuple[str, str]]:
 
 
 def path_for(suffix: str) -> PurePosixPath:
-    # A dated name, as real files have; no such folder exists (Slack's users.json lookup).
+    # A dated name, as real files have; no such folder exists.
     return PurePosixPath(f"/nonexistent/memex-fuzz/data/export/chan/2024-03-11{suffix}")
 
 

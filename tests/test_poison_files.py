@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 
 import pytest
 
-from engine.extractors import Extraction
+from engine.extractors import NO_SIBLINGS, Extraction, Siblings
 from engine.extractors.registry import REGISTRY
 from engine.index.indexer import Action, Indexer
 from engine.index.routes import classify
@@ -82,10 +82,10 @@ def test_any_exception_of_an_extractor_is_that_files_error(
 ) -> None:
     real = REGISTRY["note"]
 
-    def poisoned(data: bytes, path: PurePath) -> Extraction:
+    def poisoned(data: bytes, path: PurePath, siblings: Siblings = NO_SIBLINGS, /) -> Extraction:
         if path.name == "poison.md":
             raise error
-        return real(data, path)
+        return real(data, path, siblings)
 
     monkeypatch.setitem(REGISTRY, "note", poisoned)
     folder = notes(hashing, a="# A\nBefore the poison.\n", poison="# P\nx\n", z="# Z\nAfter it.\n")

@@ -9,8 +9,15 @@ from pathlib import Path, PurePath
 import pytest
 
 from desktop.formatting import type_icon_name, type_label
-from engine.extractors import ExtractError, Extraction, get_extractor
-from engine.extractors.registry import FAMILY_READERS, READERS, REGISTRY, bind, build
+from engine.extractors import ExtractError, Extraction, get_extractor, slack
+from engine.extractors.registry import (
+    FAMILY_READERS,
+    READERS,
+    REGISTRY,
+    SIBLING_READERS,
+    bind,
+    build,
+)
 from engine.index.routes import DEFAULT_ROUTES, route_for
 from engine.resources import resource_dir
 from engine.search.related import RECORD_TYPES
@@ -50,12 +57,21 @@ def test_every_fixture_folder_is_a_declared_type() -> None:
 
 def test_the_extractor_registry_is_the_declared_types() -> None:
     assert list(REGISTRY) == NAMES
-    assert not set(READERS) & set(FAMILY_READERS)
+    kinds = (set(READERS), set(SIBLING_READERS), set(FAMILY_READERS))
+    assert sum(map(len, kinds)) == len(set().union(*kinds)), "a reader registered twice"
     used = {t.reader for t in SOURCE_TYPES}
-    assert used == set(READERS) | set(FAMILY_READERS), "a reader no type uses"
+    assert used == set().union(*kinds), "a reader no type uses"
     assert all(get_extractor(name) is REGISTRY[name] for name in NAMES)
     with pytest.raises(ExtractError, match="no extractor for source type 'bookmark'"):
         get_extractor("bookmark")
+
+
+def test_only_readers_of_siblings_declare_them() -> None:
+    """A type names the files beside its own that its reader reads; no other type does."""
+    for source in SOURCE_TYPES:
+        assert bool(source.siblings) == (source.reader in SIBLING_READERS), source.name
+        assert all(not PurePath(name).is_absolute() for name in source.siblings)
+    assert SOURCE_TYPES_BY_NAME["slack"].siblings == slack.SIBLINGS
 
 
 def test_a_family_reader_reads_with_its_types_row() -> None:

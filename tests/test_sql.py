@@ -65,6 +65,7 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (database.commit_sql, ()),
     (database.rollback_sql, ()),
     (database.integrity_check_sql, ()),
+    (database.quick_check_sql, ()),
     (database.data_version_sql, ()),
     (database.page_count_sql, ()),
     (database.freelist_count_sql, ()),
@@ -82,6 +83,8 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (state.known_under_sql, ()),
     (state.count_sql, ()),
     (state.errors_sql, ()),
+    (state.columns_sql, ()),
+    (state.add_depends_sql, ()),
     (chunks.insert_sql, ()),
     (chunks.delete_by_seq_sql, ()),
     (chunks.delete_by_file_sql, ()),
@@ -218,6 +221,8 @@ def test_every_statement_compiles_against_a_real_index(index: apsw.Connection) -
     for builder, args in CASES:
         if builder in (vec.chunks_table, vec.rowids_table):
             continue  # names, not statements
+        if builder is state.add_depends_sql:
+            continue  # the column it adds exists in a new index (tests/test_siblings.py)
         for sql in statements(builder, args):
             # explain=2 (EXPLAIN QUERY PLAN) prepares the statement without running it.
             index.execute(sql, [None] * sql.count("?"), explain=2).fetchall()
@@ -292,16 +297,16 @@ def _add_chunk(
 
 def test_known_under_matches_the_path_and_its_folder_only(index: apsw.Connection) -> None:
     for path in ("/r/a", "/r/a/x.md", "/r/a/sub/y.md", "/r/ab.md", "/r/b/z.md"):
-        index.execute(state.upsert_sql(), (path, "notes", 1.0, 1, 0.0, None))
+        index.execute(state.upsert_sql(), (path, "notes", 1.0, 1, 0.0, None, None))
     prefix = "/r/a/"
     rows = index.execute(state.known_under_sql(), ("/r/a", len(prefix), prefix)).fetchall()
     assert sorted(r[0] for r in rows) == ["/r/a", "/r/a/sub/y.md", "/r/a/x.md"]
 
 
 def test_state_upsert_replaces_and_delete_forgets(index: apsw.Connection) -> None:
-    index.execute(state.upsert_sql(), ("/r/x.md", "notes", 1.0, 10, 0.0, "boom"))
-    index.execute(state.upsert_sql(), ("/r/x.md", "notes", 2.0, 20, 0.0, None))
-    assert index.execute(state.select_sql(), ("/r/x.md",)).fetchall() == [(2.0, 20, None)]
+    index.execute(state.upsert_sql(), ("/r/x.md", "notes", 1.0, 10, 0.0, "boom", "k1"))
+    index.execute(state.upsert_sql(), ("/r/x.md", "notes", 2.0, 20, 0.0, None, None))
+    assert index.execute(state.select_sql(), ("/r/x.md",)).fetchall() == [(2.0, 20, None, None)]
     index.execute(state.delete_sql(), ("/r/x.md",))
     assert index.execute(state.select_sql(), ("/r/x.md",)).fetchall() == []
 

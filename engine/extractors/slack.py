@@ -3,25 +3,23 @@
 Synced JSONL: one message a line, `{"ts","channel","user","user_name","text","thread_ts"?}`.
 
 Workspace export: `<export>/<channel>/YYYY-MM-DD.json`, each a JSON array of messages, with
-`users.json` at the export root. Names come from each message's `user_profile` first (Slack
-writes it into the day file); `users.json` is read beside the export root only to fill ids
-that the day file does not name (mentions of people who did not post that day). DMs
+`users.json` at the export root. Names come from `users.json` first, then from each message's
+`user_profile` (Slack writes it into the day file) for ids `users.json` does not list. DMs
 (folder `D…`) and group DMs (folder `mpdm-…`) are titled by their members, listed in the
-root's `dms.json` and `mpims.json`. Those sibling reads are the single exception to "bytes
-in, drafts out"; they are cached per file version. A changed `users.json` does not reindex
-old day files by itself: `memex reindex --full` does.
+root's `dms.json` and `mpims.json`. Those root files are the type's declared siblings
+(`SourceType.siblings`, `SIBLINGS` here): the indexer reads them and hands them in, and each
+day file depends on them, so a changed `users.json` reindexes the day files it names.
 """
 
 from __future__ import annotations
 
 import html
 import re
-import stat
-from functools import lru_cache
-from pathlib import Path, PurePath
+from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors import NO_SIBLINGS, ExtractError, Extraction, Siblings
 from engine.extractors.chunking import (
     Message,
     chat_drafts,
@@ -42,7 +40,9 @@ _SUBTEAM = re.compile(r"<!subteam\^[A-Z0-9]+\|([^>]+)>")
 _LINK = re.compile(r"<((?:https?|mailto|tel):[^>|]+)(?:\|([^>]+))?>")
 _DM_FOLDER = re.compile(r"D[A-Z0-9]{2,}")  # the export names a DM's folder by its id
 DELETED_TEXT = "This message was deleted."
-USERS_MAX_BYTES = 64 * 1024 * 1024  # users.json is read beside the file: bounded like one
+# The export root's listings, beside a day file's channel folder (`SourceType.siblings`).
+USERS, DMS, MPIMS = "../users.json", "../dms.json", "../mpims.json"
+SIBLINGS = (USERS, DMS, MPIMS)
 
 
 def render_text(text: str, names: dict[str, str]) -> str:
@@ -103,15 +103,35 @@ def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
     return result
 
 
-@lru_cache(maxsize=8)
-def _users_file(path: str, mtime_ns: int, size: int) -> dict[str, str]:
-    """users.json as {id: display name}; the key includes mtime and size so edits are seen."""
+@dataclass(frozen=True)
+class Listings:
+    """An export root's listings: user id → display name, conversation → member ids."""
+
+    users: dict[str, str]
+    members: dict[str, tuple[str, ...]]  # a DM's or group DM's id and name → member ids
+
+
+def listings(siblings: Siblings) -> Listings:
+    """The listings of the export a day file belongs to; what is missing or broken is empty."""
+    members = _members(siblings.get(DMS))
+    members.update(_members(siblings.get(MPIMS)))
+    return Listings(_users(siblings.get(USERS)), members)
+
+
+def _listed(data: bytes | None) -> list[Any]:
+    if data is None:
+        return []
     try:
-        users = load_json(decode(Path(path).read_bytes()))
-    except (OSError, ExtractError):
-        return {}
+        items = load_json(decode(data))
+    except ExtractError:
+        return []  # a broken listing: the day files fall back to ids and folder names
+    return items if isinstance(items, list) else []
+
+
+def _users(data: bytes | None) -> dict[str, str]:
+    """users.json as {id: display name}."""
     names: dict[str, str] = {}
-    for user in users if isinstance(users, list) else []:
+    for user in _listed(data):
         if isinstance(user, dict) and user.get("id"):
             profile = user.get("profile")
             names[str(user["id"])] = _display_name(
@@ -132,34 +152,10 @@ def _display_name(profile: dict[str, Any], user: dict[str, Any]) -> str:
     return str(user.get("id") or "unknown")
 
 
-def _root_file(path: PurePath, name: str) -> tuple[str, int, int] | None:
-    """(path, mtime, size) of a file at the root of the export a day file belongs to
-    (`<export>/<channel>/<day>.json`), or None when it is missing or no regular file."""
-    sibling = Path(path).parent.parent / name
-    try:
-        found = sibling.stat()
-    except OSError:
-        return None
-    if not stat.S_ISREG(found.st_mode) or found.st_size > USERS_MAX_BYTES:
-        return None  # a FIFO or a device would block or never end
-    return str(sibling), found.st_mtime_ns, found.st_size
-
-
-def export_users(path: PurePath) -> dict[str, str]:
-    """The user names of the export a day file belongs to."""
-    found = _root_file(path, "users.json")
-    return _users_file(*found) if found else {}
-
-
-@lru_cache(maxsize=8)
-def _members_file(path: str, mtime_ns: int, size: int) -> dict[str, tuple[str, ...]]:
-    """dms.json or mpims.json as {id and name: member ids}; keyed like _users_file."""
-    try:
-        items = load_json(decode(Path(path).read_bytes()))
-    except (OSError, ExtractError):
-        return {}
+def _members(data: bytes | None) -> dict[str, tuple[str, ...]]:
+    """dms.json or mpims.json as {id and name: member ids}."""
     found: dict[str, tuple[str, ...]] = {}
-    for item in items if isinstance(items, list) else []:
+    for item in _listed(data):
         if isinstance(item, dict) and isinstance(item.get("members"), list):
             for key in ("id", "name"):
                 if item.get(key):
@@ -167,20 +163,21 @@ def _members_file(path: str, mtime_ns: int, size: int) -> dict[str, tuple[str, .
     return found
 
 
-def direct_conversation(path: PurePath, names: dict[str, str]) -> tuple[str, str] | None:
+def direct_conversation(
+    path: PurePath, names: dict[str, str], members: dict[str, tuple[str, ...]]
+) -> tuple[str, str] | None:
     """(title prefix, member names) of a DM (folder `D…`, members in `dms.json`) or a group
     DM (folder `mpdm-ana--ben-1`, members in `mpims.json`); None for a channel."""
     folder = path.parent.name
     if _DM_FOLDER.fullmatch(folder):
-        prefix, listing = "DM · ", "dms.json"
+        prefix = "DM · "
     elif folder.startswith("mpdm-"):
-        prefix, listing = "Group DM · ", "mpims.json"
+        prefix = "Group DM · "
     else:
         return None
-    found = _root_file(path, listing)
-    members = _members_file(*found).get(folder) if found else None
-    if members:
-        return prefix, ", ".join(names.get(m) or m for m in members)
+    listed = members.get(folder)
+    if listed:
+        return prefix, ", ".join(names.get(m) or m for m in listed)
     if folder.startswith("mpdm-"):  # the name itself lists the members' handles
         return prefix, ", ".join(folder[5:].rsplit("-", 1)[0].split("--"))
     return None
@@ -258,13 +255,15 @@ def _thread_order(messages: list[Message]) -> list[Message]:
     return ordered  # chat_drafts' stable sort on epoch keeps replies in time order after the parent
 
 
-def _extract_export_day(data: bytes, path: PurePath) -> Extraction:
+def _extract_export_day(data: bytes, path: PurePath, siblings: Siblings) -> Extraction:
     result = Extraction()
     items = json_array_items(decode(data), result)
     if items is None:
         raise ExtractError("a Slack export day file must be a JSON array of messages")
-    names = _names_in_file([item for _, item in items], export_users(path))
-    prefix, channel = direct_conversation(path, names) or ("#", path.parent.name)
+    listed = siblings.parsed(listings)  # once per export and run, not per day file
+    names = _names_in_file([item for _, item in items], listed.users)
+    conversation = direct_conversation(path, names, listed.members)
+    prefix, channel = conversation or ("#", path.parent.name)
     messages = numbered_messages(
         enumerate(items, start=1),
         lambda _, line_and_item: _export_message(
@@ -278,7 +277,8 @@ def _extract_export_day(data: bytes, path: PurePath) -> Extraction:
     return result
 
 
-def extract_slack(data: bytes, path: PurePath) -> Extraction:
+def extract_slack(data: bytes, path: PurePath, siblings: Siblings = NO_SIBLINGS, /) -> Extraction:
+    """A synced JSONL log, or a day file of a workspace export with its root's listings."""
     if path.suffix.lower() == ".json":
-        return _extract_export_day(data, path)
+        return _extract_export_day(data, path, siblings)
     return _extract_jsonl(data, path)

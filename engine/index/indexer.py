@@ -1,11 +1,14 @@
 """The indexer: brings one file at a time in line with the disk, on one write connection.
 
-Change detection is two-level: a file whose mtime and size match `index_state` is unchanged;
-otherwise its chunks are extracted and compared by their content-addressed ids, so only new
-chunks are stored and chunks gone from the file are deleted. Each file is committed in its
+Change detection is two-level: a file whose mtime and size match `index_state` is unchanged,
+unless the sibling files its reader reads (`engine.index.siblings`) hold something else than
+when it was indexed (the `depends` key); otherwise its chunks are extracted and compared by
+their content-addressed ids, so only new chunks are stored and chunks gone from the file are
+deleted. Each file is committed in its
 own transaction, so a kill at any moment loses at most the file in progress. New chunks are
 stored without a vector, searchable by keyword at once; `embed_missing` (the vector phase,
-`engine.index.embedding`) embeds them afterwards. Every file step returns a `FileOutcome`;
+`engine.index.embedding`) embeds them afterwards, through a `VectorTarget` the indexer hands
+it. Every file step returns a `FileOutcome`;
 which files to visit is `engine.index.runs`' business.
 """
 
@@ -14,19 +17,21 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
 import apsw
 
 from engine.embedders import Embedder
-from engine.extractors import ExtractError, get_extractor
+from engine.extractors import NO_SIBLINGS, ExtractError, Siblings, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
 from engine.extractors.cleaning import clean_draft
-from engine.index.embedding import VectorPhase
+from engine.index.counts import RunCounts as RunCounts  # where runs and tests import it
+from engine.index.embedding import VectorPhase, VectorTables, VectorTarget
 from engine.index.files import read_regular_file
 from engine.index.routes import Found
+from engine.index.siblings import Resolved, SiblingFiles
 from engine.records import Chunk, ChunkId, IndexStats
 from engine.settings import Settings
 from engine.store import db, vectors
@@ -83,31 +88,11 @@ class FileOutcome:
     message: str = ""
 
 
-@dataclass
-class RunCounts:
-    files: int = 0
-    chunks: int = 0
-    skipped: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    embedded: int = 0
-    deleted_files: int = 0
-    errors: list[tuple[str, str]] = field(default_factory=list)
-    notes: list[tuple[str, str]] = field(default_factory=list)  # harmless: the run log only
-    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage, for the run log
-    reasons: dict[str, int] = field(default_factory=dict)  # "embedded.new", "deleted.file_gone", …
-
-    def add_time(self, stage: str, started: float) -> None:
-        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
-
-    def count(self, reason: str, n: int) -> None:
-        if n:
-            self.reasons[reason] = self.reasons.get(reason, 0) + n
-
-
-def make_chunks(found: Found, data: bytes) -> tuple[list[Chunk], list[str], list[str]]:
+def make_chunks(
+    found: Found, data: bytes, siblings: Siblings = NO_SIBLINGS
+) -> tuple[list[Chunk], list[str], list[str]]:
     """Extract a file into chunks with content-addressed ids; (chunks, problems, notes)."""
-    extraction = get_extractor(found.source_type)(data, found.path)
+    extraction = get_extractor(found.source_type)(data, found.path, siblings)
     source_file = str(found.path)
     seen: dict[str, int] = {}
     chunks = []
@@ -161,26 +146,22 @@ class Indexer:
         self.run = RunCounts()
         self.missing_reason = missing_reason  # why embed_missing embeds, for the run log
         self.stored_reason: dict[int, str] = {}  # seq -> "new" | "changed", this run
+        self.siblings = SiblingFiles(settings)  # what readers read beside their files
 
     def index_file(self, found: Found, *, force: bool = False) -> FileOutcome:
         """Bring one file's chunks in line with the disk, in one transaction."""
         path = str(found.path)
         if not is_clean(path):  # bytes that are not UTF-8 in its name: no row can hold it
             return self._unnamable(path)
-        state = self.conn.execute(state_sql.select_sql(), (path,)).fetchone()
-        if not force and state and state[0] == found.mtime and state[1] == found.size:
+        beside = self.siblings.of(found)
+        if not force and self._unchanged(found, beside):
             self.run.skipped += 1
             return FileOutcome(path, Action.UNCHANGED)
         self.run.files += 1
         try:
-            if found.size > self.settings.max_file_bytes:
-                raise ExtractError(f"file is larger than {self.settings.max_file_bytes} bytes")
-            started = time.perf_counter()
-            data = read_regular_file(found.path, self.settings.max_file_bytes)
-            chunks, problems, notes = make_chunks(found, data)
-            self.run.add_time("extract", started)
+            chunks, problems, notes = self._extract(found, beside)
         except Exception as exc:  # whatever a read or a parser raises is this file's error only
-            return self._record_failure(found, exc)
+            return self._record_failure(found, beside, exc)
         if not chunks and not problems:  # a heading alone, front matter, blank lines
             notes = [*notes, NO_TEXT]
         self.run.notes += [(path, note) for note in notes]
@@ -188,17 +169,35 @@ class Indexer:
         message = f"{len(problems)} problem(s): {error}" if problems else ""
         if message:
             self.report(path, message)
-        new, gone = self._apply(found, chunks, error)
+        new, gone = self._apply(found, beside, chunks, error)
         message = message or (NO_TEXT if not chunks else "")  # told, not an error
         return FileOutcome(path, Action.INDEXED, new, gone, len(chunks) - new, message)
 
-    def _record_failure(self, found: Found, exc: Exception) -> FileOutcome:
+    def _unchanged(self, found: Found, beside: Resolved) -> bool:
+        """The same mtime and size as when it was indexed, and the same siblings' key."""
+        state = self.conn.execute(state_sql.select_sql(), (str(found.path),)).fetchone()
+        now = (found.mtime, found.size, beside.key)
+        return state is not None and (state[0], state[1], state[3]) == now
+
+    def _extract(self, found: Found, beside: Resolved) -> tuple[list[Chunk], list[str], list[str]]:
+        """Read the file and make its chunks; raises whatever the read or the reader raises."""
+        limit = self.settings.max_file_bytes
+        if found.size > limit:
+            raise ExtractError(f"file is larger than {limit} bytes")
+        started = time.perf_counter()
+        data = read_regular_file(found.path, limit)
+        made = make_chunks(found, data, beside.siblings)
+        self.run.add_time("extract", started)
+        return made
+
+    def _record_failure(self, found: Found, beside: Resolved, exc: Exception) -> FileOutcome:
         """Record why a file could not be indexed; its earlier chunks are kept.
 
         A read that failed (OSError: permissions, a vanished file, I/O) is recorded without
         the file's mtime and size, so the next run reads it again: fixing permissions changes
         neither, and the file would count as unchanged forever. A file that was read and
-        refused keeps them: the same bytes give the same verdict until the file changes.
+        refused keeps them: the same bytes (and siblings) give the same verdict until the
+        file (or a sibling) changes.
         """
         text = str(exc)
         if isinstance(exc, ExtractError) and text:
@@ -209,7 +208,7 @@ class Indexer:
         if isinstance(exc, OSError):  # size -1 matches no file: retried on the next run
             found = Found(found.path, found.root, found.relative, found.source_type, -1.0, -1)
         with db.transaction(self.conn):
-            self._write_state(found, message)
+            self._write_state(found, beside, message)
         return FileOutcome(str(found.path), Action.ERROR, message=message)
 
     def report(self, path: str, message: str) -> None:
@@ -226,13 +225,16 @@ class Indexer:
         self.report(path, message)
         return FileOutcome(clean_text(path), Action.ERROR, message=message)
 
-    def _write_state(self, found: Found, error: str | None) -> None:
+    def _write_state(self, found: Found, beside: Resolved, error: str | None) -> None:
+        path, now = str(found.path), time.time()
         self.conn.execute(
             state_sql.upsert_sql(),
-            (str(found.path), found.source_type, found.mtime, found.size, time.time(), error),
+            (path, found.source_type, found.mtime, found.size, now, error, beside.key),
         )
 
-    def _apply(self, found: Found, chunks: list[Chunk], error: str | None) -> tuple[int, int]:
+    def _apply(
+        self, found: Found, beside: Resolved, chunks: list[Chunk], error: str | None
+    ) -> tuple[int, int]:
         """Store the file's new chunks (no vectors yet) and drop its vanished ones;
         (new, deleted) counts."""
         existing = dict(
@@ -250,7 +252,7 @@ class Indexer:
             ordinal = {c.id: i for i, c in enumerate(chunks)}
             for chunk in new:
                 self.stored_reason[self._insert(chunk, ordinal[chunk.id])] = reason
-            self._write_state(found, error)
+            self._write_state(found, beside, error)
         self.run.add_time("write", started)
         self.run.count("deleted.changed", len(gone))
         self.run.chunks += len(new)
@@ -301,8 +303,27 @@ class Indexer:
         """The vector phase: give a vector to every chunk stored without one (new chunks,
         an embedder that was down, a switch of embedder), newest first. True when none is
         left; False when it paused (a stop, the time budget, a failing embedder)."""
-        phase = VectorPhase(self, should_stop=should_stop, budget_seconds=budget_seconds)
-        return phase.run()
+        phase = VectorPhase(
+            self.vector_target(), should_stop=should_stop, budget_seconds=budget_seconds
+        )
+        try:
+            return phase.run()
+        finally:  # what the phase changed: a failed embedder, a build swapped in
+            if phase.failed:
+                self.embedder = None
+            self.vec_table, self.build_table = phase.tables.active, phase.tables.building
+
+    def vector_target(self) -> VectorTarget:
+        """What the vector phase of this run works on."""
+        return VectorTarget(
+            conn=self.conn,
+            embedder=self.embedder,
+            tables=VectorTables(self.vec_table, self.build_table),
+            counts=self.run,
+            on_embedding=self.reporter.on_embedding,
+            on_error=self.report,
+            reason=lambda seq: self.stored_reason.get(seq, self.missing_reason),
+        )
 
     def stats(self, seconds: float) -> IndexStats:
         r = self.run

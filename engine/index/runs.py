@@ -21,7 +21,7 @@ from pathlib import Path
 import apsw
 
 from engine.embedders import Embedder, EmbedderError, create_embedder
-from engine.index import runlog
+from engine.index import runlog, siblings
 from engine.index.embedding import pending_vectors
 from engine.index.indexer import Action, FileOutcome, Indexer, NullReporter, Reporter, RunCounts
 from engine.index.locks import WAITING_FOR_LOCK, Notify, holding_writer_lock
@@ -58,9 +58,10 @@ class RunResult:
 
 def open_writer(settings: Settings, on_wait: Notify | None = None) -> apsw.Connection:
     """The write connection, schema ready; `on_wait` is told when another program's
-    write lock makes it wait (past the busy timeout: BusyError)."""
+    write lock makes it wait (past the busy timeout: BusyError). The integrity gate runs
+    first, once per connection: nothing is written to a damaged file (IndexDamaged)."""
     on_busy = None if on_wait is None else (lambda: on_wait(WAITING_FOR_LOCK))
-    conn = db.connect(settings.db_path, on_busy=on_busy)
+    conn = db.connect(settings.db_path, on_busy=on_busy, verify_first=True)
     try:
         db.migrate(conn)
     except BaseException:
@@ -190,6 +191,11 @@ def index_paths(
         else:
             absent_roots += unlisted_roots_at(path, settings)
             missing += known_under(conn, path)
+        if not path.is_dir():  # a changed users.json: the files that read it as a sibling
+            listed = {f.path for f in targets}
+            targets += [
+                f for f in siblings.dependents(conn, settings, path) if f.path not in listed
+            ]
     seen = walked or Discovery((), unlisted_roots=tuple(dict.fromkeys(absent_roots)))
     gone, errors = seen.unseen(missing, keep_under_empty_roots=False, about=given)
     _report_errors(indexer, errors)

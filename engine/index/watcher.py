@@ -1,6 +1,7 @@
 """The file watcher: watchdog observers on every root, debounced, feeding the one writer.
 
-Events are hints. A path that a route claims is remembered with the time of its last event;
+Events are hints. A path that a route claims, or a sibling its files' reader reads
+(`users.json`: its day files are reindexed), is remembered with the time of its last event;
 once it has been quiet for `watch.debounce_seconds` it goes to the writer in a batch, and the
 writer re-checks mtime/size before reading it (200 appends make one or two reindexes, not 600).
 Atomic saves (temp file, then a move onto the target) arrive as a `moved` event: its
@@ -32,6 +33,7 @@ from watchdog.observers.polling import PollingObserver
 
 from engine.embedders import Embedder
 from engine.index.routes import classify
+from engine.index.siblings import SIBLING_NAMES
 from engine.index.writer import BatchResult, Writer
 from engine.settings import Settings
 from engine.store import db
@@ -192,6 +194,7 @@ class Watcher:
             not is_directory
             and not Path(path).is_dir()
             and classify(Path(path), self.settings) is None
+            and Path(path).name not in SIBLING_NAMES  # users.json: its day files depend on it
         ):
             return
         now = time.monotonic()

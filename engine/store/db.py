@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import apsw
 import sqlite_vec
@@ -80,16 +81,59 @@ class BusyWait:
         return True
 
 
+def check_lines(rows: list[tuple[Any, ...]]) -> list[str]:
+    """The lines of an integrity or quick check's answer (a row may hold several)."""
+    lines = [line.strip() for row in rows for line in str(row[0]).splitlines()]
+    return [line for line in lines if line and not line.startswith("*** in database")]
+
+
+def quick_check(conn: apsw.Connection) -> str | None:
+    """Why the file is damaged by SQLite's quick check (every page read once), or None
+    when it is sound. The connection's page cache is freed after it."""
+    try:
+        lines = check_lines(conn.execute(database.quick_check_sql()).fetchall())
+    except DAMAGE as exc:  # too damaged for the check to run to its end
+        return str(exc)
+    conn.execute(database.shrink_memory_sql())
+    if lines == ["ok"]:
+        return None
+    more = f"; {len(lines) - 2} more" if len(lines) > 2 else ""
+    return "; ".join(lines[:2]) + more
+
+
+def verify(conn: apsw.Connection, path: Path | str) -> None:
+    """The integrity gate (docs/security-integrity.md): IndexDamaged, with the way to
+    --repair, when SQLite's quick check finds the file damaged."""
+    reason = quick_check(conn)
+    if reason is not None:
+        raise damaged(path, reason)
+
+
 def connect(
     path: Path | str,
     *,
     readonly: bool = False,
     create: bool = True,
     on_busy: Callable[[], None] | None = None,
+    verify_first: bool = False,
 ) -> apsw.Connection:
     """Open the index with sqlite-vec loaded, WAL, synchronous=NORMAL and a busy timeout
-    (`on_busy`: told once when a wait for another writer's lock grows long)."""
-    path = Path(path)
+    (`on_busy`: told once when a wait for another writer's lock grows long). With
+    `verify_first`, the integrity gate runs before the connection is returned: a writer
+    never starts on a damaged file."""
+    conn = _open(Path(path), readonly=readonly, create=create, on_busy=on_busy)
+    if verify_first:
+        try:
+            verify(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+    return conn
+
+
+def _open(
+    path: Path, *, readonly: bool, create: bool, on_busy: Callable[[], None] | None
+) -> apsw.Connection:
     if not readonly and create:
         _create_file(path)
     elif not path.exists():
@@ -173,6 +217,8 @@ def migrate(conn: apsw.Connection) -> None:
     with transaction(conn):
         for _ in conn.execute(schema.schema_sql()):
             pass
+        if ("depends",) not in conn.execute(state.columns_sql()).fetchall():
+            conn.execute(state.add_depends_sql())  # an index made before siblings were read
         version = get_meta(conn, "schema_version")
         if version is None:
             set_meta(conn, "schema_version", str(SCHEMA_VERSION))

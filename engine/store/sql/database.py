@@ -45,6 +45,12 @@ def integrity_check_sql() -> str:
     return "PRAGMA integrity_check"
 
 
+def quick_check_sql() -> str:
+    """SQLite's check of every page's structure, without comparing indexes to their tables
+    (the integrity gate's check: about 2 ms a MB); one 'ok' row when sound."""
+    return "PRAGMA quick_check"
+
+
 def data_version_sql() -> str:
     """A number that changes when another connection commits."""
     return "PRAGMA data_version"

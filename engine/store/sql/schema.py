@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS index_state(
     mtime REAL NOT NULL,
     size INTEGER NOT NULL,
     indexed_at REAL NOT NULL,
-    error TEXT
+    error TEXT,
+    depends TEXT
 );
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """.replace("{TOKENIZE}", TOKENIZE)

@@ -1,24 +1,35 @@
-"""The `index_state` table: one row per indexed file (mtime, size, last error)."""
+"""The `index_state` table: one row per indexed file (mtime, size, siblings' key, last error)."""
 
 from __future__ import annotations
 
 
 def select_sql() -> str:
-    """One file's state (bound: source_file)."""
-    return "SELECT mtime, size, error FROM index_state WHERE source_file = ?"
+    """One file's state (bound: source_file); `depends` is the key of the sibling files
+    its reader read (`SourceType.siblings`), NULL when it read none."""
+    return "SELECT mtime, size, error, depends FROM index_state WHERE source_file = ?"
 
 
 def upsert_sql() -> str:
     """Insert or replace one file's state.
 
-    Bound: source_file, source_type, mtime, size, indexed_at, error.
+    Bound: source_file, source_type, mtime, size, indexed_at, error, depends.
     """
     return (
-        "INSERT INTO index_state(source_file, source_type, mtime, size, indexed_at, error) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(source_file) DO UPDATE SET "
+        "INSERT INTO index_state(source_file, source_type, mtime, size, indexed_at, error, "
+        "depends) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(source_file) DO UPDATE SET "
         "source_type = excluded.source_type, mtime = excluded.mtime, size = excluded.size, "
-        "indexed_at = excluded.indexed_at, error = excluded.error"
+        "indexed_at = excluded.indexed_at, error = excluded.error, depends = excluded.depends"
     )
+
+
+def columns_sql() -> str:
+    """The names of the table's columns (an index made before `depends` lacks it)."""
+    return "SELECT name FROM pragma_table_info('index_state')"
+
+
+def add_depends_sql() -> str:
+    """Add the `depends` column to an index made without it (run once, by migrate)."""
+    return "ALTER TABLE index_state ADD COLUMN depends TEXT"
 
 
 def delete_sql() -> str:
