@@ -1,10 +1,11 @@
-"""The corruption suite: every command that opens the index, on an index damaged four ways.
+"""The corruption suite: every command that opens the index, on an index damaged five ways.
 
 Damage is deterministic: seeded random bytes over pages in the middle of the file, the file
 cut to half its size, another program's (non-SQLite) file in its place, its 100-byte header
-zeroed. No run may exit 0 on a damaged index, none may print a traceback, and every one
-names the way forward (`memex maintenance --repair`): the integrity gate of
-docs/security-integrity.md.
+zeroed — and one seeded page that a search does not read, which only a gated command finds;
+once found, it is remembered (the marker), and every command refuses the file. No run may
+exit 0 on a damaged index, none may print a traceback, and every one names the way forward
+(`memex maintenance --repair`): the integrity gate of docs/security-integrity.md.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from engine.cli import run
 from engine.index import backup as backup_module
 from engine.index.runs import reindex
 from engine.settings import Settings
-from engine.store import db
+from engine.store import damage_marker, db
 from tests.conftest import assert_consistent, cli_args, make_settings
 from tests.test_indexing import write_layer
 from tests.test_mcp import connect, error
@@ -35,6 +36,8 @@ SEED = 2026
 ROOT = Path(__file__).resolve().parent.parent
 BOOT = "import sys; from engine.cli import main; sys.exit(main())"
 HANG_SECONDS = 120  # only a net under a watcher that never stops: it exits in seconds
+SINGLE_PAGE_SEEDS = range(20)
+MAX_DRAWS = 60  # seeded pages tried per seed for one that the search does not read
 
 
 def random_pages(path: Path) -> None:
@@ -200,6 +203,7 @@ def test_every_command_passes_a_sound_index(master: tuple[Path, Path, str], tmp_
         code, out, err = cli(*argv_for(command, master, tmp_path), *args)
         assert code == 0 and "Traceback" not in err, (command, out, err)
     assert assert_consistent(tmp_path / "backup.db").chunks > 0  # the checked copy
+    assert not damage_marker.marker_path(settings.db_path).exists()  # nothing remembered
 
 
 def test_a_backup_of_a_damaged_index_leaves_the_old_backup_as_it_was(
@@ -228,3 +232,96 @@ def test_a_copy_that_fails_its_check_is_not_kept(
     with pytest.raises(backup_module.BackupError, match="failed SQLite's check"):
         backup_module.verify_copy(partial, target)
     assert not target.exists() and os.path.exists(partial)  # backup() removes the partial
+
+
+# -- one damaged page that a search does not read: found by a gated command, then remembered
+
+
+def single_page(path: Path, page: int, seed: int) -> None:
+    """One page (0-based) becomes seeded random bytes: a single bad sector."""
+    with path.open("r+b") as f:
+        f.seek(page * PAGE)
+        f.write(random.Random(seed).randbytes(PAGE))
+
+
+@pytest.fixture(scope="module")
+def unread_pages(
+    master: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[int, int]:
+    """Per seed, the first of its seeded pages that a one-shot search does not read: the
+    search exits 0 on it, so only a gated command can find the damage (deterministic: the
+    same index, the same draws)."""
+    base = tmp_path_factory.mktemp("unread")
+    settings, args = copy_of(master, base)
+    pages = master[1].stat().st_size // PAGE
+    chosen: dict[int, int] = {}
+    for seed in SINGLE_PAGE_SEEDS:
+        draws = random.Random(seed)
+        for _ in range(MAX_DRAWS):
+            page = draws.randrange(1, pages)  # page 0 holds the header: read by every open
+            shutil.copy(master[1], settings.db_path)
+            single_page(settings.db_path, page, seed)
+            if cli("--search", "turnips", *args)[0] == 0:
+                chosen[seed] = page
+                break
+            damage_marker.forget(settings.db_path)  # the search found it: try another page
+        else:
+            pytest.fail(f"seed {seed}: every page drawn was read by the search")
+    return chosen
+
+
+def damaged_unread_copy(
+    master: tuple[Path, Path, str], tmp_path: Path, unread: dict[int, int], seed: int
+) -> tuple[Settings, list[str], str]:
+    """A copy with the seed's unread page damaged, found by a gated command (`reindex` for
+    even seeds, `status` for odd ones): (settings, CLI args, the gate's sentence)."""
+    settings, args = copy_of(master, tmp_path)
+    single_page(settings.db_path, unread[seed], seed)
+    assert cli("--search", "turnips", *args)[0] == 0  # the search alone never sees it
+    assert not damage_marker.marker_path(settings.db_path).exists()
+    gate = ["reindex"] if seed % 2 == 0 else ["status"]
+    code, out, err = cli(*gate, *args)
+    assert code == 4 and db.REPAIR_HINT in err and out == "", (gate, out, err)
+    return settings, args, err
+
+
+@pytest.mark.parametrize("seed", SINGLE_PAGE_SEEDS)
+def test_one_damaged_page_once_found_is_refused_by_every_command(
+    master: tuple[Path, Path, str], tmp_path: Path, unread_pages: dict[int, int], seed: int
+) -> None:
+    settings, args, found = damaged_unread_copy(master, tmp_path, unread_pages, seed)
+    marker = damage_marker.marker_path(settings.db_path)
+    assert marker.stat().st_mode & 0o777 == 0o600
+    before = settings.db_path.read_bytes()
+    for command in COMMANDS:
+        code, out, err = cli(*argv_for(command, master, tmp_path), *args)
+        assert code == 4, (command, code, out, err)
+        assert "Traceback" not in out + err and db.REPAIR_HINT in out + err, (command, err)
+        if "--check" not in command:  # --check reads the file itself: its report on stdout
+            assert out == "" and err == found, (command, out, err)  # the sentence first said
+    assert settings.db_path.read_bytes() == before  # nothing written to the damaged file
+    assert not (tmp_path / "backup.db").exists()
+    assert marker.exists()
+
+
+def test_the_unread_pages_lie_in_the_files_data(
+    master: tuple[Path, Path, str], unread_pages: dict[int, int]
+) -> None:
+    """The pages chosen are spread over the file, not one page found again and again."""
+    pages = master[1].stat().st_size // PAGE
+    assert len(set(unread_pages.values())) >= 8, unread_pages
+    assert all(0 < page < pages for page in unread_pages.values())
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("seed", [SINGLE_PAGE_SEEDS[0], SINGLE_PAGE_SEEDS[1]])
+async def test_mcp_refuses_one_damaged_page_once_found(
+    master: tuple[Path, Path, str], tmp_path: Path, unread_pages: dict[int, int], seed: int
+) -> None:
+    settings, _, _ = damaged_unread_copy(master, tmp_path, unread_pages, seed)
+    log = tmp_path / "server.log"
+    async with connect(settings, log) as session:
+        messages = [await error(session, "search", query="turnips"), await error(session, "status")]
+    for message in messages:
+        assert "damaged" in message and db.REPAIR_HINT in message, message
+    assert "Traceback" not in log.read_text(encoding="utf-8")

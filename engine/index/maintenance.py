@@ -272,10 +272,10 @@ def run_maintenance(
     )
 
 
-def _open_existing(settings: Settings) -> apsw.Connection:
+def _open_existing(settings: Settings, *, trust_marker: bool = True) -> apsw.Connection:
     if not settings.db_path.exists():
         raise db.IndexError_(f"no index at {settings.db_path}; run 'memex reindex' first")
-    return db.connect(settings.db_path, create=False)
+    return db.connect(settings.db_path, create=False, trust_marker=trust_marker)
 
 
 def maintain(
@@ -287,7 +287,7 @@ def maintain(
     (the integrity gate) before anything is rewritten in a damaged file.
     """
     with writer_lock_now(settings, MaintenanceBusy, "stop it or try again when it has finished"):
-        conn = _open_existing(settings)
+        conn = _open_existing(settings)  # refused at once when found damaged before
         try:
             db.verify(conn, settings.db_path)  # the integrity gate, before anything is rewritten
             return maintain_locked(
@@ -313,6 +313,8 @@ def maintain_locked(
         None if do_check or do_repair else run_maintenance(conn, settings.db_path, vacuum=vacuum)
     )
     checked = check(conn) if do_check or do_repair else None
+    if checked is not None:
+        recovery.remember_check(settings.db_path, checked)
     result = MaintenanceResult(maintenance=maintained, repair=repaired, check=checked)
     kind = "repair" if do_repair else ("check" if do_check else "maintenance")
     runlog.append(settings, runlog.make_record(kind, **result.log_fields()))
@@ -320,10 +322,12 @@ def maintain_locked(
 
 
 def check_index(settings: Settings) -> CheckReport:
-    """Check without the writer lock (safe while the watcher runs); logs one run-log line."""
+    """Check without the writer lock (safe while the watcher runs); logs one run-log line.
+    The file itself is read, whatever damage was remembered for it: damage found is
+    remembered, a file found sound forgets it (engine/store/damage_marker.py)."""
     started = time.perf_counter()
     try:
-        conn = _open_existing(settings)
+        conn = _open_existing(settings, trust_marker=False)
     except db.IndexDamaged as exc:  # cut short, not a database: SQLite cannot even open it
         result = recovery.damage_report(exc)
     else:
@@ -331,6 +335,7 @@ def check_index(settings: Settings) -> CheckReport:
             result = check(conn)
         finally:
             conn.close()
+    recovery.remember_check(settings.db_path, result)
     runlog.append(
         settings,
         runlog.make_record(

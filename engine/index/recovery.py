@@ -3,7 +3,9 @@
 The index holds nothing the files do not (chunks, FTS rows and vectors are all made from
 them), so a file with damaged pages or cut short is not repaired in place: `rebuild` moves
 it aside — `memex.db` becomes `memex.db.corrupt-<time>`, kept for a post-mortem — and
-indexes every root again into a new file. Its WAL goes with it; nothing is deleted.
+indexes every root again into a new file. Its WAL goes with it; nothing is deleted. The
+damage marker (`memex.db.damaged`, engine/store/damage_marker.py) that made every open
+refuse the damaged file is removed once it is moved aside.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from engine.index.reports import CheckReport
 from engine.index.runs import reindex
 from engine.records import IndexStats
 from engine.settings import Settings
-from engine.store import db
+from engine.store import damage_marker, db
 from engine.store.sql import database as database_sql
 
 MAX_LISTED = 20  # integrity-check lines kept in a report
@@ -69,23 +71,41 @@ def damage_report(exc: BaseException) -> CheckReport:
 
 
 def find_damage(path: Path) -> str | None:
-    """Why the index file is damaged, or None when SQLite's quick check finds it sound
-    (or there is no index yet). Reads the whole file once."""
+    """Why the index file is damaged, or None when SQLite's integrity check finds it sound
+    (or there is no index yet). Reads the whole file once, whatever damage was remembered
+    for it: damage found is remembered, a file found sound forgets it."""
     if not path.exists() or path.stat().st_size == 0:
         return None
     try:
-        conn = db.connect(path, create=False)
-    except db.IndexDamaged as exc:
+        conn = db.connect(path, create=False, trust_marker=False)
+    except db.IndexDamaged as exc:  # remembered by db.damaged
         return exc.reason
     try:
         lines = db.check_lines(conn.execute(database_sql.integrity_check_sql()).fetchall())
     except db.DAMAGE as exc:
-        return str(exc)
+        lines = [str(exc)]
     except apsw.Error:
         return None  # busy, say: not damage
     finally:
         conn.close()
+    remember_lines(path, lines)
     return None if lines == ["ok"] else "; ".join(lines[:3])
+
+
+def remember_check(path: Path, report: CheckReport) -> None:
+    """Remember what `memex maintenance --check` found in the file itself."""
+    if report.integrity:  # empty when there is no schema yet: nothing to say of the file
+        remember_lines(path, list(report.integrity))
+
+
+def remember_lines(path: Path, lines: list[str]) -> None:
+    """An integrity check's answer, remembered beside the file (engine/store/damage_marker.py):
+    damage, or a sound file (["ok"]) that forgets any damage remembered for it."""
+    if lines == ["ok"]:
+        damage_marker.forget(path)
+    else:
+        more = f"; {len(lines) - 2} more" if len(lines) > 2 else ""
+        damage_marker.remember(path, "; ".join(lines[:2]) + more)
 
 
 def damage_behind(path: Path, exc: apsw.Error) -> str | None:
@@ -122,6 +142,7 @@ def rebuild(settings: Settings, reason: str, reporter: Reporter | None = None) -
     advice = "stop it and run 'memex maintenance --repair' again"
     with writer_lock_now(settings, RebuildRefused, advice):
         moved = move_aside(settings.db_path)
+        damage_marker.forget(settings.db_path)  # it told of the file moved aside
     stats = reindex(settings=settings, reporter=reporter, full=True)
     report = RebuildReport(reason, str(moved), stats)
     runlog.append(settings, runlog.make_record("repair", rebuilt=report.as_json()))

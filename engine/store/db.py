@@ -19,6 +19,7 @@ import apsw
 import sqlite_vec
 
 from engine import parts
+from engine.store import damage_marker
 from engine.store.sql import chunks, database, fts, meta, schema, state, vec
 
 SCHEMA_VERSION = 1
@@ -51,8 +52,14 @@ class IndexBusy(IndexError_):
     """Another program held the index's write lock for longer than the busy timeout."""
 
 
-def damaged(path: Path | str | None, exc: BaseException | str) -> IndexDamaged:
-    """The one sentence for a damaged index file, with the way forward."""
+def damaged(
+    path: Path | str | None, exc: BaseException | str, *, remember: bool = True
+) -> IndexDamaged:
+    """The one sentence for a damaged index file, with the way forward. With a path (and
+    `remember`), the damage is remembered beside the file (engine/store/damage_marker.py):
+    every later `connect` refuses it, readers included, until it is repaired or replaced."""
+    if path is not None and remember:
+        damage_marker.remember(Path(path), str(exc))
     where = "" if path is None else f" {path}"
     return IndexDamaged(f"the index{where} is damaged ({exc}); {REPAIR_HINT}", str(exc))
 
@@ -116,19 +123,40 @@ def connect(
     create: bool = True,
     on_busy: Callable[[], None] | None = None,
     verify_first: bool = False,
+    trust_marker: bool = True,
 ) -> apsw.Connection:
     """Open the index with sqlite-vec loaded, WAL, synchronous=NORMAL and a busy timeout
-    (`on_busy`: told once when a wait for another writer's lock grows long). With
-    `verify_first`, the integrity gate runs before the connection is returned: a writer
-    never starts on a damaged file."""
-    conn = _open(Path(path), readonly=readonly, create=create, on_busy=on_busy)
+    (`on_busy`: told once when a wait for another writer's lock grows long). A file found
+    damaged before (its marker) is refused at once, unless `trust_marker` is False (the
+    checks that read the file themselves). With `verify_first`, the integrity gate runs
+    before the connection is returned: a writer never starts on a damaged file."""
+    path = Path(path)
+    if trust_marker:
+        refuse_remembered(path)
+    conn = _open(path, readonly=readonly, create=create, on_busy=on_busy)
     if verify_first:
-        try:
-            verify(conn, path)
-        except BaseException:
-            conn.close()
-            raise
+        _gate(conn, path, remember=not readonly)
     return conn
+
+
+def _gate(conn: apsw.Connection, path: Path, *, remember: bool) -> None:
+    """`verify` for a connection just opened, closed when the file is damaged."""
+    try:
+        reason = quick_check(conn)
+    except BaseException:
+        conn.close()
+        raise
+    if reason is not None:
+        conn.close()  # first: remembered with the identity the file keeps once closed
+        raise damaged(path, reason, remember=remember)
+
+
+def refuse_remembered(path: Path) -> None:
+    """IndexDamaged, with the reason first found, when `path` was found damaged and is
+    still the same file (a restored or rebuilt file is not: its marker is dropped)."""
+    reason = damage_marker.remembered(path)
+    if reason is not None:
+        raise damaged(path, reason, remember=False)
 
 
 def _open(
@@ -153,7 +181,7 @@ def _open(
         conn.register_fts5_function(fts.HELD_FUNCTION, terms_held)
         conn.register_fts5_function(fts.FREQUENCY_FUNCTION, phrase_frequency)
     except DAMAGE as exc:
-        raise damaged(path, exc) from None
+        raise damaged(path, exc, remember=not readonly) from None
     except apsw.Error as exc:
         raise IndexError_(f"cannot open the index {path}: {exc}") from None
     return conn
