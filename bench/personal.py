@@ -7,6 +7,11 @@ since, until, people) and graded relevant items, either a chunk (`file` relative
 layer root + a `contains` substring unique among the file's chunks) or a person's profile
 (`profile` name -> result id `profile:<slug>`). Prints nDCG@10 and MRR@10 per kind; the
 test in tests/test_personal_benchmark.py holds the means to bench/personal_baseline.json.
+
+Beside it, with the relevance floor on and off: the meaning-only set (bench/meaning.py:
+nDCG@10, MRR@10, Recall@3) and the share of no-answer queries showing at most one hit
+(bench/no_answer.py) on the demo layer and, when ../shared/data is there, the quality
+layer (`--graded-only` skips both).
 """
 
 from __future__ import annotations
@@ -199,6 +204,43 @@ def report(summary: dict[str, Any]) -> str:
     return markdown_table(["kind", "cases", "nDCG@10", "MRR@10"], rows)
 
 
+# -- the meaning-only and no-answer sets, floor on and off ---------------------------------
+
+FLOOR_OFF = {"search__floor": False}
+
+
+def beside(settings: Settings, quality: bool) -> dict[str, Any]:
+    """The meaning-only set and the no-answer shares, with the floor on and off."""
+    from bench import meaning, no_answer  # both import this module
+
+    layers = {"demo": settings}
+    if quality and qb_data_present():
+        layers["quality"] = no_answer.layers(False)["quality"]
+    queries = no_answer.load_queries()
+    shares = {
+        name: {
+            state: round(no_answer.share_at_most_one(no_answer.hits_shown(s, queries)), 3)
+            for state, s in (("floor_on", layer), ("floor_off", layer.with_values(**FLOOR_OFF)))
+        }
+        for name, layer in layers.items()
+    }
+    return {"meaning": meaning.benchmark(settings), "no_answer": shares}
+
+
+def qb_data_present() -> bool:
+    from bench.common import DEFAULT_DATA
+
+    return (DEFAULT_DATA / "locomo").is_dir() and (DEFAULT_DATA / "qmsum").is_dir()
+
+
+def beside_report(extra: dict[str, Any]) -> str:
+    from bench import meaning
+
+    rows = [[name, v["floor_on"], v["floor_off"]] for name, v in extra["no_answer"].items()]
+    shares = markdown_table(["no-answer (≤ 1 hit)", "floor on", "floor off"], rows)
+    return meaning.report(extra["meaning"]) + "\n\n" + shares
+
+
 # -- the demo index -------------------------------------------------------------------------
 
 
@@ -254,6 +296,11 @@ def main(argv: list[str] | None = None) -> int:
         "--modes", action="store_true", help="also score bm25 and vector alone (a table of means)"
     )
     p.add_argument(
+        "--graded-only",
+        action="store_true",
+        help="skip the meaning-only set and the no-answer queries",
+    )
+    p.add_argument(
         "--set",
         action="append",
         default=[],
@@ -271,6 +318,10 @@ def main(argv: list[str] | None = None) -> int:
         rows = [[m, *benchmark(settings, mode=m)["mean"].values()] for m in ("bm25", "vector")]
         rows.append(["hybrid", *summary["mean"].values()])
         print(markdown_table(["mode", "nDCG@10", "MRR@10", "cases"], rows))
+    if not args.graded_only:
+        summary["beside"] = beside(settings, quality=True)
+        print(beside_report(summary["beside"]))
+        summary["problems"] += summary["beside"]["meaning"]["problems"]
     for problem in summary["problems"]:
         print(f"problem: {problem}", file=sys.stderr)
     args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pytest
+
 from engine.index.runs import reindex
-from engine.search import Searcher
+from engine.search import Searcher, floor, stages
 from engine.search.coordination import by_share, keyword_shares
 from engine.settings import Settings
 from engine.store import db
@@ -38,7 +40,8 @@ def test_explain_shows_why_each_hit_passed(demo_index: Settings) -> None:
         if hit.source_type == "profile":
             continue
         assert "keyword_share" in notes and "cosine" in notes
-        assert notes["keyword_share"] >= cfg.floor_keyword or notes["cosine"] >= cfg.floor_cosine
+        assert notes["keyword_share"] >= cfg.floor_keyword or notes["cosine"] >= notes["cosine_cut"]
+        assert notes["cosine_cut"] <= cfg.floor_cosine and notes["cosine_rule"]
 
 
 def test_keyword_only_search_is_not_floored(demo_index: Settings) -> None:
@@ -73,3 +76,52 @@ def test_a_rare_missing_term_outweighs_a_common_one(
     ranked = by_share(seqs, shares)
     assert ranked[0] == seqs[-1] and ranked[1:] == seqs[:-1]
     conn.close()
+
+
+# -- the query-relative cosine cut (literal lists) ------------------------------------------
+
+RULE = floor.CosineRule(absolute=0.35, low=0.3, margin=0.03, spread=0.15)  # the defaults
+
+
+def test_a_hit_below_the_absolute_cut_but_near_a_standout_best_passes() -> None:
+    # "espresso appliance": best 0.357, the coffee-machine story 0.340, a median near 0.2.
+    cosines = [0.357, 0.340, *([0.195] * 48)]
+    cut = floor.cosine_cut(cosines, RULE)
+    assert cut.cut == pytest.approx(0.327) and "margin" in cut.rule
+    story = stages.Candidate("7", 1.0)
+    found = {7: floor.Evidence(keyword=0.0, cosine=0.340)}
+    kept = floor.passing([story], found, 0.35, cut)
+    assert [c.key for c in kept] == ["7"]
+    assert kept[0].explain["cosine_cut"] == pytest.approx(0.327)
+    assert floor.passing([story], found, 0.35, floor.cosine_cut(cosines, ABSOLUTE)) == []
+
+
+def test_a_query_whose_best_is_weak_shows_nothing() -> None:
+    # Standing out from a low background is not enough: the cut never goes below `low`.
+    weak = [0.29, 0.28, *([0.1] * 48)]
+    assert floor.cosine_cut(weak, RULE).cut == pytest.approx(0.3)
+    hits = [stages.Candidate(str(i), 1.0) for i in (1, 2)]
+    found = {1: floor.Evidence(0.0, 0.29), 2: floor.Evidence(0.1, 0.28)}
+    assert floor.passing(hits, found, 0.35, floor.cosine_cut(weak, RULE)) == []
+
+
+def test_a_flat_distribution_keeps_the_absolute_cut() -> None:
+    # A query about nothing in the index: the best barely stands above the median.
+    flat = [0.34, 0.33, 0.33, *([0.2] * 47)]  # best - median 0.14 < 0.15
+    cut = floor.cosine_cut(flat, RULE)
+    assert cut.cut == 0.35 and cut.rule == "absolute 0.35"
+    assert floor.cosine_cut([], RULE).cut == 0.35
+    # A best far above the absolute cut: best - margin is above it, the absolute cut holds.
+    assert floor.cosine_cut([0.7, *([0.2] * 49)], RULE).cut == 0.35
+
+
+def test_keyword_evidence_still_passes_below_any_cosine_cut() -> None:
+    hit = stages.Candidate("3", 1.0)
+    found = {3: floor.Evidence(keyword=0.6, cosine=0.05)}
+    kept = floor.passing([hit], found, 0.35, floor.cosine_cut([0.9, 0.1, 0.1], RULE))
+    assert [c.key for c in kept] == ["3"] and kept[0].explain["keyword_share"] == 0.6
+    profile = stages.Candidate("profile:jonas", 1.0)
+    assert floor.passing([profile], {}, 0.35, floor.cosine_cut([], RULE)) == [profile]
+
+
+ABSOLUTE = floor.CosineRule(absolute=0.35, low=0.35, margin=0.0, spread=0.0)

@@ -65,3 +65,38 @@ def test_relevance_does_not_drop_below_the_baseline(demo_index: Settings) -> Non
                 f"mean {key} rose to {now[key]:.4f} (baseline {baseline[key]:.4f}): "
                 "record it with 'python -m bench.personal --update-baseline'"
             )
+
+
+# -- the meaning-only set -------------------------------------------------------------------
+
+meaning = pytest.importorskip("bench.meaning")
+
+
+def test_shared_words_stem_and_skip_stop_words() -> None:
+    assert meaning.shared_words("the tired rides", ["Riding while tiring"]) == {"tir", "rid"}
+    assert meaning.shared_words("an espresso appliance", ["The office coffee machine"]) == set()
+    assert meaning.shared_words("the and of", ["the and of"]) == set()
+
+
+def test_the_checker_refuses_a_case_sharing_a_content_word(demo_index: Settings) -> None:
+    story = {"file": "data/identity/stories.jsonl", "contains": "The office coffee machine"}
+    honest = personal.Case("ok", "short", "espresso appliance", ({**story, "grade": 3},))
+    leaky = personal.Case("leak", "short", "the machines at the office", ({**story, "grade": 3},))
+    conn = db.connect(demo_index.db_path, create=False)
+    try:
+        problems = meaning.check(conn, demo_index.roots[0], [honest, leaky])
+    finally:
+        conn.close()
+    assert len(problems) == 1 and problems[0].startswith("leak:")
+    assert "machin" in problems[0] and "offic" in problems[0]
+
+
+def test_every_meaning_case_resolves_and_shares_no_content_word(demo_index: Settings) -> None:
+    cases = meaning.load_cases()
+    assert len(cases) >= 60 and len({c.id for c in cases}) == len(cases)
+    assert {"short", "synonym", "description", "thing"} <= {c.kind for c in cases}
+    conn = db.connect(demo_index.db_path, create=False)
+    try:
+        assert meaning.check(conn, demo_index.roots[0], cases) == []
+    finally:
+        conn.close()

@@ -85,3 +85,38 @@ def test_views_read_the_values_and_follow_with_values() -> None:
     assert s.search.limit == 4 and s.desktop.disabled_types == ("cgm",)
     changed = s.with_values(search__limit=9)
     assert changed.search.limit == 9 and s.search.limit == 4
+
+
+def test_the_views_are_made_from_the_table_and_their_stub_is_current() -> None:
+    """A setting is declared once, as a row: the view classes are built from the table at
+    import, and views.pyi (what mypy reads) is generated from it too."""
+    import dataclasses
+
+    from engine.settings import views
+
+    stub = Path(views.__file__).with_suffix(".pyi").read_text(encoding="utf-8")
+    assert stub == views.stub_text(), "run: python scripts/gen_settings_views.py"
+    for prefix, view in views.VIEWS.items():
+        assert dataclasses.is_dataclass(view) and view.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        assert getattr(views, view.__name__) is view and view.__module__ == views.__name__
+        rows = [s.name for s in SETTINGS if s.name.startswith(f"{prefix}.")]
+        assert [f.metadata["setting"] for f in dataclasses.fields(view)] == rows
+        assert f"class {view.__name__}:" in stub
+
+
+def test_a_view_is_frozen_and_hashable() -> None:
+    import dataclasses
+
+    s = load_settings(env={})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.embedder.name = "openai"  # type: ignore[misc]
+    assert hash(s.embedder) == hash(load_settings(env={}).embedder)
+    assert {s.embedder: 1}[load_settings(env={}).embedder] == 1  # the model pool's key
+
+
+def test_every_view_is_an_attribute_of_settings() -> None:
+    from engine.settings import VIEWS
+
+    s = load_settings(env={})
+    for prefix, view in VIEWS.items():
+        assert isinstance(getattr(s, prefix), view), prefix

@@ -7,10 +7,22 @@ on one common word of five counts as a match. The floor asks of each hit on the 
 - keyword evidence: the IDF-weighted share of the query's terms that the chunk holds (a
   term absent from the whole index weighs the most, so "Mongolia" missing is not made up
   for by "capital");
-- semantic evidence: the cosine of its best part to the query.
+- semantic evidence: the cosine of its best part to the query, against a cut chosen for
+  this query (`cosine_cut`).
 
-A hit passes with either at or above its threshold (`search.floor_keyword`,
-`search.floor_cosine`, calibrated on the dev data: docs/benchmarks.md, "Relevance floor").
+A hit passes with either at or above its threshold (`search.floor_keyword`, and the
+query's cosine cut; calibrated on the dev data: docs/benchmarks.md, "Relevance floor" and
+"Meaning-only queries"; bench/floor_sweep.py replays a grid of cuts).
+
+The cosine cut is `search.floor_cosine` for every query, lowered for one whose nearest
+chunk stands out from the rest of its vector candidates: MiniLM's cosines for a true
+paraphrase of a short query often sit below the absolute cut ("espresso appliance" and the
+office coffee machine: 0.34), but such a query's best candidate stands well above its
+median candidate, while a query about nothing in the index has a flat, low distribution.
+When the best candidate's cosine is at least `search.floor_cosine_spread` above the median
+of the vector candidates the pipeline already holds (no extra scan), a hit passes at
+`best - search.floor_cosine_margin`, never below `search.floor_cosine_low`.
+
 It applies only when the vector side ran (in keyword-only mode there is no semantic
 evidence to weigh, and every keyword hit is shown as before) and to searches without
 filters: a source, date or person filter asks to browse what it selects, and a vague query
@@ -21,7 +33,8 @@ either kind (on the personal benchmark's filter cases the floor took nDCG@10 fro
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import apsw
@@ -44,8 +57,54 @@ class Evidence:
     def passes(self, keyword_floor: float, cosine_floor: float) -> bool:
         return self.keyword >= keyword_floor or self.cosine >= cosine_floor
 
-    def notes(self) -> dict[str, float]:
-        return {"keyword_share": round(self.keyword, 3), "cosine": round(self.cosine, 4)}
+    def notes(self, cut: CosineCut | None = None) -> dict[str, float | str]:
+        out: dict[str, float | str] = {
+            "keyword_share": round(self.keyword, 3),
+            "cosine": round(self.cosine, 4),
+        }
+        if cut is not None:
+            out["cosine_cut"] = round(cut.cut, 4)
+            out["cosine_rule"] = cut.rule
+        return out
+
+
+@dataclass(frozen=True)
+class CosineRule:
+    """The semantic arm's constants (search.floor_cosine*)."""
+
+    absolute: float  # a hit at or above this always passes
+    low: float  # the relative cut never goes below this
+    margin: float  # how far below the query's best candidate a hit may sit
+    spread: float  # how far the best must stand above the median candidate (the background)
+
+
+@dataclass(frozen=True)
+class CosineCut:
+    """The cosine a hit needs for one query, and why, for --explain."""
+
+    cut: float
+    rule: str
+
+
+def cosine_cut(cosines: Iterable[float], rule: CosineRule) -> CosineCut:
+    """The query's cosine cut from its vector candidates' cosines: the absolute cut, or,
+    when the best candidate stands out from the median one by `rule.spread`, the best
+    minus `rule.margin` (never below `rule.low`, never above the absolute cut)."""
+    ranked = sorted(cosines, reverse=True)
+    absolute = CosineCut(rule.absolute, f"absolute {rule.absolute:g}")
+    if not ranked:
+        return absolute
+    best, background = ranked[0], statistics.median(ranked)
+    if best - background < rule.spread:
+        return absolute
+    relative = max(rule.low, best - rule.margin)
+    if relative >= rule.absolute:
+        return absolute
+    return CosineCut(
+        relative,
+        f"best {best:.3f} - margin {rule.margin:g} (best stands {best - background:.3f} "
+        f"above the median candidate {background:.3f})",
+    )
 
 
 def evidence(
@@ -80,15 +139,15 @@ def passing(
     candidates: Sequence[Candidate],
     found: Mapping[int, Evidence],
     keyword_floor: float,
-    cosine_floor: float,
+    cut: CosineCut,
 ) -> list[Candidate]:
-    """The candidates that pass, in order, each noted with its evidence; a candidate with
-    no evidence to weigh (a profile) always passes."""
+    """The candidates that pass, in order, each noted with its evidence and the query's
+    cosine cut; a candidate with no evidence to weigh (a profile) always passes."""
     kept = []
     for c in candidates:
         proof = found.get(int(c.key)) if c.key.isdigit() else None
         if proof is None:
             kept.append(c)
-        elif proof.passes(keyword_floor, cosine_floor):
-            kept.append(c.noted(**proof.notes()))
+        elif proof.passes(keyword_floor, cut.cut):
+            kept.append(c.noted(**proof.notes(cut)))
     return kept

@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from engine.embedders import Embedder, EmbedderPool, create_embedder
+from engine.embedders import Embedder, EmbedderPool
 from engine.people import PeopleMatcher, load_people
 from engine.records import Person, SearchResult
 from engine.search import (
@@ -29,6 +30,7 @@ from engine.search import (
     stages,
     suggest,
 )
+from engine.search.compute import Compute
 from engine.search.coverage import VectorCoverage
 from engine.search.dates import DateRange
 from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
@@ -66,6 +68,7 @@ class Searcher:
         keyword_index: KeywordIndex | bool | None = None,
         embedders: EmbedderPool | None = None,
         people: Sequence[Person] | None = None,
+        compute: Compute | None = None,
     ) -> None:
         """`vector_cache`: serve the vector side from an in-memory matrix
         (engine/search/vector_cache.py): a `VectorCache` to share (an engine's readers do),
@@ -73,7 +76,9 @@ class Searcher:
         one-shot process passes False: one vec0 scan is cheaper than loading every vector.
         `keyword_index`: the same for the keyword side (engine/search/keyword_index.py,
         `search.keyword_index`).
-        `embedders` and `people`: what an engine already loaded, shared by its readers."""
+        `embedders` and `people`: what an engine already loaded, shared by its readers;
+        `compute`: the engine's BLAS limit and scan thread (None: one of its own), held
+        around each search, so every product in it runs on one BLAS thread."""
         self.settings = settings
         self.config = settings.search
         path = settings.db_path
@@ -83,13 +88,17 @@ class Searcher:
         if not db.has_schema(self.conn):
             self.conn.close()
             raise NoIndexError(f"{path} holds no Memex index; run 'memex reindex' first")
-        make = create_embedder if embedders is None else embedders.get
-        self._query_embedder = QueryEmbedder(settings, self.conn, embedder, make)
+        # Models it loads itself are its own, closed with it (their threads stop).
+        models = EmbedderPool() if embedders is None else embedders
+        self._own_models = models if embedders is None else None
+        self._query_embedder = QueryEmbedder(settings, self.conn, embedder, models.get)
         self.matcher = PeopleMatcher(load_people(settings) if people is None else people)
         self._lock = threading.Lock()
         self._coverage = VectorCoverage(self.conn)
         self._dressing = dress.Dressing.of(settings, self.conn)
-        self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache)
+        self._owns_compute = compute is None
+        self.compute = Compute() if compute is None else compute
+        self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache, self.compute)
         self.keyword_index, self._owns_index = searcher_index(settings, keyword_index)
         self.exact_vectors = False  # True: the warm `memex --search`'s (the one-shot's answer)
 
@@ -100,6 +109,10 @@ class Searcher:
                 self.vector_cache.close()
             if self._owns_index and self.keyword_index is not None:
                 self.keyword_index.close()
+            if self._owns_compute:
+                self.compute.close()
+            if self._own_models is not None:
+                self._own_models.close()
             self.conn.close()
 
     # -- retrievers -------------------------------------------------------------------------
@@ -173,9 +186,12 @@ class Searcher:
         asked = search_inputs(query, limit or cfg.limit, source_types, since, until, people, clock)
         query, limit, source_types = asked.query, asked.limit, asked.source_types
         warnings: list[str] = []
-        with self._lock, db.read_snapshot(self.conn):  # a writer's commit cannot mix states
+        vectors = mode in ("hybrid", "vector") and bool(query.strip())
+        # BLAS on one thread for the vector side's products (engine/search/compute.py);
+        # one read snapshot, so a writer's commit cannot mix states.
+        products: AbstractContextManager[object] = self.compute.blas if vectors else nullcontext()
+        with self._lock, products, db.read_snapshot(self.conn):
             # Embedded on a thread (search/query_embedder.py) while dates and keywords run.
-            vectors = mode in ("hybrid", "vector") and bool(query.strip())
             embedding = self._query_embedder.start(query, warnings) if vectors else None
             dated, keywords = self._query_dates(query, asked, clock)
             filters, floored = self._date_filters(asked, dated)
@@ -337,7 +353,11 @@ class Searcher:
         found = floor.evidence(
             self.conn, terms, seqs, got.qvec, got.cosines, prefix, got.shares, got.keywords
         )
-        return floor.passing(head, found, cfg.floor_keyword, cfg.floor_cosine)[:limit]
+        rule = floor.CosineRule(
+            cfg.floor_cosine, cfg.floor_cosine_low, cfg.floor_cosine_margin, cfg.floor_cosine_spread
+        )
+        cut = floor.cosine_cut(got.cosines.values(), rule)
+        return floor.passing(head, found, cfg.floor_keyword, cut)[:limit]
 
     def _reranked(
         self,

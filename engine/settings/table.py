@@ -34,6 +34,16 @@ DEFAULT_HALF_LIVES: dict[str, float] = {t.name: t.half_life_days for t in SOURCE
 # search.group_sections is on. Chats, mail and one-record-per-line files keep their chunks.
 GROUPED_TYPES = tuple(t.name for t in SOURCE_TYPES if t.groups_sections)
 
+# What a home folder holds that is never anyone's data: caches, dependencies, version control,
+# trash, application bundles, an Obsidian vault's own settings.
+DEFAULT_EXCLUDED_FOLDERS = (
+    *(".cache", "Library/Caches", "AppData/Local", "node_modules", "bower_components"),
+    *(".git", ".hg", ".svn", ".bzr", "__pycache__", ".venv", ".tox", ".mypy_cache"),
+    *(".Trash", ".Trashes", ".Trash-*", ".local/share/Trash", "$RECYCLE.BIN"),
+    *("*.app", ".obsidian", "Library/Containers", "site-packages"),
+    *(".npm", ".cargo", ".rustup", ".gradle", ".m2", ".nvm", ".pyenv", ".conda", "go/pkg"),
+)
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("roots", list, [], "Data layer root folders (MEMEX_ROOT, --root)."),
     Setting("db", str, "", "Index file; empty means the platform data folder's memex.db."),
@@ -48,6 +58,22 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         "Index files that are symlinks to places outside every root (off: such links are "
         "skipped, so a link to /etc/passwd is never read). Symlinked folders are never followed.",
+    ),
+    Setting(
+        "discovery.recognise_by_content",
+        bool,
+        True,
+        "Index the files no route matches when their content shows what they are (a Slack "
+        "export, an mbox, a WhatsApp chat, Markdown notes: docs/formats.md, 'Recognised "
+        "anywhere'); off: only routes find files.",
+    ),
+    Setting(
+        "discovery.exclude_folders",
+        list,
+        list(DEFAULT_EXCLUDED_FOLDERS),
+        "Folders a walk of the roots never enters: a name (`node_modules`, `*.app`) or the "
+        "end of a path (`Library/Caches`). A folder holding `pyvenv.cfg` (a virtualenv) is "
+        "always left out.",
     ),
     Setting(
         "embedder.name",
@@ -84,7 +110,7 @@ SETTINGS: tuple[Setting, ...] = (
         "embedder.timeout_seconds",
         float,
         30.0,
-        "Request timeout for remote embedders.",
+        "Remote embedders: seconds one request may take in all, connect to last byte.",
         positive=True,
         high=3600,
     ),
@@ -162,9 +188,35 @@ SETTINGS: tuple[Setting, ...] = (
         "search.floor_cosine",
         float,
         0.35,
-        "Semantic evidence: a hit's best part has at least this cosine to the query.",
+        "Semantic evidence: a hit's best part has at least this cosine to the query "
+        "(lowered for a query whose best candidate stands out: floor_cosine_spread).",
         low=-1,
         high=1,
+    ),
+    Setting(
+        "search.floor_cosine_low",
+        float,
+        0.3,
+        "The lowest cosine cut the query-relative rule may set.",
+        low=-1,
+        high=1,
+    ),
+    Setting(
+        "search.floor_cosine_margin",
+        float,
+        0.03,
+        "Query-relative rule: a hit this close to the query's best candidate's cosine passes.",
+        low=0,
+        high=2,
+    ),
+    Setting(
+        "search.floor_cosine_spread",
+        float,
+        0.15,
+        "Query-relative rule: applies when the best candidate's cosine is at least this far "
+        "above the median candidate's.",
+        low=0,
+        high=2,
     ),
     Setting(
         "search.floor_keyword",
@@ -402,7 +454,7 @@ SETTINGS: tuple[Setting, ...] = (
         "rerank.timeout_seconds",
         float,
         5.0,
-        "HTTP backend: seconds to wait for one answer.",
+        "HTTP backend: seconds a re-rank call may take in all (connect, answer, retries).",
         positive=True,
         high=600,
     ),
