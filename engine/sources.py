@@ -9,12 +9,13 @@ half-lives and grouped types (`engine.settings.table`) and the desktop's labels 
 This module sits below every other layer and holds plain data only, so the settings table
 can read it. The function that reads a type is named by `reader`: a module of
 `engine/extractors/`, bound to it in `engine.extractors.registry`. A hook that knows a file
-by its content rather than its path belongs with its reader in the same way.
+by its content rather than its path belongs with its reader in the same way. What a reader
+needs from files beside the one it reads is named by `siblings`; the indexer reads them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,12 @@ class SourceType:
     icon: str = ""  # the tile under resources/icons/types/ (without .svg); empty: the name
     title_keys: tuple[str, ...] = ()  # record fields a title is taken from (structured reader)
     obsidian_syntax: bool = True  # Markdown reader: `[[links]]` and `%%` are syntax, not code
+    # Files beside each file that its reader needs too, relative to the file's folder
+    # ("../users.json"): read by the indexer and handed in; a change to one reindexes the file.
+    siblings: tuple[str, ...] = ()
+    # How its files are known by their content anywhere under a root: the name of a
+    # recogniser in engine.extractors.recognisers; empty: only its routes find its files.
+    recogniser: str = ""
 
     @property
     def chunk_heading(self) -> str:
@@ -41,8 +48,10 @@ class SourceType:
         return self.icon or self.name
 
 
-def _chat(name: str, label: str, routes: tuple[str, ...]) -> SourceType:
-    return SourceType(name, label, name, 35, routes)
+def _chat(
+    name: str, label: str, routes: tuple[str, ...], *siblings: str, recogniser: str = ""
+) -> SourceType:
+    return SourceType(name, label, name, 35, routes, siblings=siblings, recogniser=recogniser)
 
 
 def _document(name: str, label: str, routes: tuple[str, ...], half_life: float) -> SourceType:
@@ -62,9 +71,21 @@ _ENTITIES = "memory/entities/"
 
 # In route order: a path takes the first route that matches it.
 SOURCE_TYPES: tuple[SourceType, ...] = (
-    _chat("slack", "Slack", ("data/slack/*.jsonl", "data/slack/*/*/*.json")),
-    _chat("telegram", "Telegram", ("data/telegram/*.jsonl", "data/telegram/**/result.json")),
-    _chat("signal", "Signal", ("data/signal/*.jsonl",)),
+    _chat(
+        "slack",
+        "Slack",
+        ("data/slack/*.jsonl", "data/slack/*/*/*.json"),
+        *("../users.json", "../dms.json", "../mpims.json"),  # an export's root listings
+        recogniser="slack_export",
+    ),
+    _chat(
+        "telegram",
+        "Telegram",
+        ("data/telegram/*.jsonl", "data/telegram/**/result.json"),
+        recogniser="telegram",
+    ),
+    _chat("signal", "Signal", ("data/signal/*.jsonl",), recogniser="signal"),
+    _chat("whatsapp", "WhatsApp", ("data/whatsapp/*.txt",), recogniser="whatsapp"),
     SourceType(
         "meeting",
         "Meeting",
@@ -72,6 +93,7 @@ SOURCE_TYPES: tuple[SourceType, ...] = (
         60,
         (f"{_MEETINGS}*.md", f"{_MEETINGS}*.vtt", f"{_MEETINGS}*.srt"),
         groups_sections=True,
+        recogniser="subtitles",
     ),
     SourceType(
         "email_catalog",
@@ -79,10 +101,11 @@ SOURCE_TYPES: tuple[SourceType, ...] = (
         "mail",
         90,
         ("data/email/*.jsonl", "data/email/*.mbox", "data/email/*.eml"),
+        recogniser="mail",
     ),
     SourceType("event", "Event", "event", 60, ("data/events/*.jsonl",)),
-    SourceType("garmin", "Health", "garmin", 14, ("data/garmin/*.json",)),
-    SourceType("cgm", "Glucose", "cgm", 14, ("data/cgm/*.csv",)),
+    SourceType("garmin", "Health", "garmin", 14, ("data/garmin/*.json",), recogniser="garmin"),
+    SourceType("cgm", "Glucose", "cgm", 14, ("data/cgm/*.csv",), recogniser="cgm"),
     _identity("observation", "Observation", "data/identity/observations.jsonl"),
     _identity("quote", "Quote", "data/identity/quotes.jsonl"),
     _identity("story", "Story", "data/identity/stories.jsonl"),
@@ -146,7 +169,7 @@ SOURCE_TYPES: tuple[SourceType, ...] = (
         groups_sections=True,
         obsidian_syntax=False,  # `[[` and `%%` are code there
     ),
-    _document("note", "Note", ("notes/**/*.md",), 60),
+    replace(_document("note", "Note", ("notes/**/*.md",), 60), recogniser="markdown"),
 )
 
 SOURCE_TYPES_BY_NAME: dict[str, SourceType] = {t.name: t for t in SOURCE_TYPES}

@@ -55,7 +55,7 @@ def test_discover_into_a_reader_that_stops_after_one_line(layer: list[str]) -> N
     notes.mkdir()
     for n in range(12_000):  # > 1 MB of lines: more than any pipe buffer holds
         (notes / f"note-{n:05}.md").touch()
-    with memex(*layer, "discover") as child:  # global options first, through the launcher
+    with memex(*layer, "discover", "--files") as child:  # global options first, via the launcher
         assert child.stdout is not None and child.stderr is not None
         first = child.stdout.readline()
         child.stdout.close()  # what `head -1` does after its line

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from collections.abc import Sequence
@@ -11,6 +10,7 @@ from typing import TextIO
 
 import platformdirs
 
+from engine.cli import discovery
 from engine.cli.common import (
     EXIT_OK,
     EXIT_UNUSABLE,
@@ -24,7 +24,7 @@ from engine.cli.common import (
     settings_from,
     tell,
 )
-from engine.index.routes import discover, root_errors
+from engine.index.routes import root_errors
 from engine.index.runs import reindex
 from engine.resources import demo_dir
 from engine.settings import load_settings
@@ -52,6 +52,8 @@ def cmd_reindex(argv: Sequence[str], out: TextIO) -> int:
     finally:
         reporter.close()
     print_stats(stats, out)
+    if not args.paths and not stats.files and not stats.skipped and not stats.errors:
+        out.write(discovery.nothing_found(settings))
     unlisted = root_errors(stats.errors, settings)
     if unlisted:  # a typo or an unmounted drive: nothing under it was deleted, nor read
         raise CliError("; ".join(unlisted), EXIT_UNUSABLE)
@@ -62,34 +64,7 @@ def cmd_reindex(argv: Sequence[str], out: TextIO) -> int:
 
 
 def cmd_discover(argv: Sequence[str], out: TextIO) -> int:
-    p = Parser(prog="memex discover", description="List the files the routes match.")
-    add_common(p)
-    p.add_argument("--changed", action="store_true", help="only files that need reindexing")
-    p.add_argument("--json", action="store_true")
-    args = p.parse_args(argv)
-    settings = settings_from(args)
-    known = db.known_files(settings.db_path) if args.changed else {}
-    found = [
-        f
-        for f in discover(settings)
-        if not args.changed or known.get(str(f.path)) != (f.mtime, f.size)
-    ]
-    if args.json:
-        out.write(
-            json.dumps(
-                [
-                    {"path": str(f.path), "source_type": f.source_type, "size": f.size}
-                    for f in found
-                ],
-                indent=2,
-            )
-            + "\n"
-        )
-    else:
-        for f in found:
-            out.write(f"{f.source_type:<15} {f.path}\n")
-        out.write(f"{len(found)} file(s)\n")
-    return EXIT_OK
+    return discovery.cmd_discover(argv, out)
 
 
 def cmd_demo(argv: Sequence[str], out: TextIO) -> int:

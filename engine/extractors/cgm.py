@@ -24,6 +24,7 @@ from pathlib import PurePath
 
 from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import decode
+from engine.extractors.sniffing import SiblingCheck, head_lines
 from engine.records import Draft
 
 MMOL_TO_MGDL = 18.016
@@ -266,3 +267,14 @@ def extract_cgm(data: bytes, path: PurePath) -> Extraction:
         for day in sorted(by_day.keys() | notes_by_day.keys())
     ]
     return result
+
+
+def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    """A Dexcom Clarity or LibreView CSV: a header row (within its first lines) naming a
+    timestamp and a glucose column, as the reader finds it."""
+    text = "\n".join(head_lines(head))
+    try:
+        find_layout(list(csv.reader(io.StringIO(text), delimiter=delimiter(text))))
+    except (ExtractError, csv.Error):
+        return False
+    return True

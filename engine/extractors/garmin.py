@@ -24,6 +24,7 @@ from engine.extractors.chunking import (
     load_json,
     parse_date,
 )
+from engine.extractors.sniffing import SiblingCheck, head_text, json_keys
 from engine.records import Draft
 
 Fields = dict[str, float]
@@ -197,3 +198,17 @@ def extract_garmin(data: bytes, path: PurePath) -> Extraction:
     if not result.drafts:
         raise ExtractError("not a Garmin daily summary: " + "; ".join(result.problems[:3]))
     return result
+
+
+_SUMMARY_KEYS = frozenset(
+    ("userProfileId", "totalSteps", "restingHeartRate", "dailySleepDTO", "totalKilocalories")
+    + ("bodyBatteryHighestValue", "averageStressLevel", "sleepTimeSeconds")
+)
+
+
+def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    """A Garmin Connect daily summary (or a list of them): JSON naming `calendarDate` and
+    one of the summary's own fields (`totalSteps`, `restingHeartRate`, …) near the top."""
+    text = head_text(head).lstrip()
+    keys = json_keys(text) if text.startswith(("{", "[")) else set()
+    return "calendarDate" in keys and bool(keys & _SUMMARY_KEYS)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import jsonl_drafts, parse_date
+from engine.extractors.sniffing import SiblingCheck, head_lines
 from engine.records import Draft
 
 if TYPE_CHECKING:
@@ -263,3 +264,18 @@ def extract_email(data: bytes, path: PurePath) -> Extraction:
             raise ExtractError("binary content (NUL bytes)")
         return _extract_eml(data)
     return jsonl_drafts(data, _catalog_draft, "message without subject or summary")
+
+
+_HEADER = re.compile(r"^[!-9;-~]{1,76}:[ \t]")
+_KNOWN_HEADERS = ("from:", "to:", "subject:", "date:", "message-id:", "received:", "mime-version:")
+
+
+def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    """An mbox (a `From ` separator line, then header lines) or an `.eml` (header lines
+    from the first, one of them a mail header such as `From:` or `Subject:`)."""
+    lines = head_lines(head)
+    if name.lower().endswith((".mbox", ".mbx")):
+        lines = lines[1:] if lines and lines[0].startswith("From ") else []
+    header = [line for line in lines[:40] if _HEADER.match(line)]
+    starts = bool(lines) and _HEADER.match(lines[0]) is not None
+    return starts and any(line.lower().startswith(_KNOWN_HEADERS) for line in header)

@@ -16,6 +16,7 @@ import yaml
 from engine.extractors import Extraction
 from engine.extractors.chunking import SECTION_MAX_CHARS, date_from_name, decode, parse_date
 from engine.extractors.obsidian import render_links, strip_comments
+from engine.extractors.sniffing import SiblingCheck
 from engine.records import Draft
 from engine.sources import SourceType
 
@@ -248,3 +249,17 @@ def markdown_drafts(
 def extract_markdown(source: SourceType, data: bytes, path: PurePath) -> Extraction:
     """A Markdown type's file; its heading starts every chunk ("Journal: 2024-03-11")."""
     return markdown_drafts(decode(data), path, source.chunk_heading, source.obsidian_syntax)
+
+
+# A repository's own documents, not anyone's notes: never recognised as notes by content.
+REPOSITORY_DOCS = frozenset(
+    f"{stem}.md"
+    for stem in ("readme", "changelog", "changes", "history", "license", "licence", "contributing")
+    + ("code_of_conduct", "security", "authors", "notice", "support", "funding")
+)
+
+
+def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    """A Markdown note anywhere (an Obsidian vault's too), by its name alone; a project's
+    README, CHANGELOG, LICENSE and the like are not notes."""
+    return name.lower() not in REPOSITORY_DOCS

@@ -1,7 +1,9 @@
 """The extractor of every source type: each `SourceType.reader` bound to its function.
 
-A reader reads one source type (`READERS`: bytes and path in) or a family of them that differ
-only in their `SourceType` row (`FAMILY_READERS`: the row comes first). `REGISTRY` is built
+A reader reads one source type (`READERS`: bytes and path in; `SIBLING_READERS`: the files
+beside it too, `SourceType.siblings`, as `Siblings`) or a family of types that differ only in
+their `SourceType` row (`FAMILY_READERS`: the row comes first). Every bound extractor takes
+(bytes, path, siblings); a reader that needs no sibling ignores them. `REGISTRY` is built
 once, at import, from `engine.sources.SOURCE_TYPES`; a type whose reader is missing is an
 import error, not a file that fails later.
 """
@@ -9,12 +11,16 @@ import error, not a file that fails later.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from pathlib import PurePath
 
 from engine.extractors import (
+    NO_SIBLINGS,
     Extraction,
     Extractor,
+    Reader,
+    Siblings,
     cgm,
     event,
     garmin,
@@ -27,21 +33,26 @@ from engine.extractors import (
     structured,
     telegram,
     voice,
+    whatsapp,
 )
 from engine.sources import SOURCE_TYPES, SourceType
 
 FamilyReader = Callable[[SourceType, bytes, PurePath], Extraction]
 
-READERS: Mapping[str, Extractor] = {
+READERS: Mapping[str, Reader] = {
     "cgm": cgm.extract_cgm,
     "event": event.extract_event,
     "garmin": garmin.extract_garmin,
     "mail": mail.extract_email,
     "meeting": meeting.extract_meeting,
     "signal": signal.extract_signal,
-    "slack": slack.extract_slack,
     "telegram": telegram.extract_telegram,
     "voice": voice.extract_voice,
+    "whatsapp": whatsapp.extract_whatsapp,
+}
+
+SIBLING_READERS: Mapping[str, Extractor] = {
+    "slack": slack.extract_slack,
 }
 
 FAMILY_READERS: Mapping[str, FamilyReader] = {
@@ -51,12 +62,26 @@ FAMILY_READERS: Mapping[str, FamilyReader] = {
 }
 
 
+@dataclass(frozen=True)
+class WithoutSiblings:
+    """A reader that needs only the file, called as every extractor is."""
+
+    read: Reader
+
+    def __call__(
+        self, data: bytes, path: PurePath, siblings: Siblings = NO_SIBLINGS, /
+    ) -> Extraction:
+        return self.read(data, path)
+
+
 def bind(source: SourceType) -> Extractor:
     """The extractor of one source type; ValueError if its reader does not exist."""
+    if source.reader in SIBLING_READERS:
+        return SIBLING_READERS[source.reader]
     if source.reader in READERS:
-        return READERS[source.reader]
+        return WithoutSiblings(READERS[source.reader])
     if source.reader in FAMILY_READERS:
-        return partial(FAMILY_READERS[source.reader], source)
+        return WithoutSiblings(partial(FAMILY_READERS[source.reader], source))
     raise ValueError(f"source type '{source.name}': no reader '{source.reader}'")
 
 

@@ -10,6 +10,7 @@ skipped without complaint. Older signal-cli writes some lines' `groupInfo` with 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
@@ -23,6 +24,7 @@ from engine.extractors.chunking import (
     jsonl_records,
     numbered_messages,
 )
+from engine.extractors.sniffing import SiblingCheck, head_lines, head_text
 
 QUOTE_CHARS = 60
 SELF = "Me"
@@ -172,3 +174,12 @@ def extract_signal(data: bytes, path: PurePath) -> Extraction:
         prefix="",
     )
     return result
+
+
+_ENVELOPE = re.compile(r'^\s*\{.*"envelope"\s*:\s*\{')
+
+
+def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    """signal-cli's JSON lines: the first line is an object holding an `envelope` object."""
+    lines = head_lines(head) or head_text(head).splitlines()
+    return bool(lines) and _ENVELOPE.match(lines[0]) is not None

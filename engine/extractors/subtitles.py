@@ -16,6 +16,7 @@ from engine.extractors import Extraction
 from engine.extractors.chunking import SEGMENT_CHARS, decode
 from engine.extractors.filenames import datetime_from_name, recording_title
 from engine.extractors.meeting import Turn, segment_drafts
+from engine.extractors.sniffing import SiblingCheck, head_lines
 
 _TIMING = re.compile(r"^\s*(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})\s*-->\s*\S+")
 _VOICE = re.compile(r"<v(?:\.[^ >]*)?\s+([^>]+)>")
@@ -109,3 +110,12 @@ def extract_subtitles(data: bytes, path: PurePath) -> Extraction:
     when = datetime_from_name(path.name)  # Zoom's GMT… names hold the start time (UTC)
     result.drafts = segment_drafts(turns, _title(text, path), when, [])
     return result
+
+
+def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    """WebVTT (a `WEBVTT` first line, Zoom's `*.transcript.vtt` too) or SRT (a cue number,
+    then a `00:00:01,000 --> …` timing line)."""
+    lines = [line.strip() for line in head_lines(head)]
+    if name.lower().endswith(".vtt"):
+        return bool(lines) and lines[0].startswith("WEBVTT")
+    return len(lines) >= 2 and lines[0].isdigit() and _TIMING.match(lines[1]) is not None

@@ -26,6 +26,7 @@ from engine.extractors.chunking import (
     parse_date,
     to_epoch,
 )
+from engine.extractors.sniffing import SiblingCheck, head_text, json_keys
 
 QUOTE_CHARS = 60
 UNNAMED_MEDIA = ("sticker", "animation")  # their files are named sticker.webp, giphy.mp4
@@ -203,3 +204,15 @@ def extract_telegram(data: bytes, path: PurePath) -> Extraction:
     if path.suffix.lower() == ".json":
         return _extract_export(data)
     return _extract_jsonl(data, path)
+
+
+def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    """Telegram Desktop's `result.json`: a whole account's export (its `about` names
+    Telegram, or `chats` shows near the top) or one chat's (`name` and `messages`)."""
+    text = head_text(head).lstrip()
+    if name.lower() != "result.json" or not text.startswith("{"):
+        return False
+    keys = json_keys(text)
+    return (
+        "chats" in keys or ("about" in keys and "Telegram" in text) or {"name", "messages"} <= keys
+    )

@@ -1,15 +1,21 @@
-"""Routes map path patterns, relative to a root, to source types; discovery walks the roots."""
+"""Routes map path patterns, relative to a root, to source types; discovery walks the roots.
+
+A file takes the type of the first route that matches it (the config's routes first, then
+each source type's defaults); a route to `ignore` (or a disabled pattern) keeps it out. A
+file no route matches is recognised by its content (`engine.index.recognise`), or skipped.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+import stat as stat_mode
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.index.files import is_under, link_allowed
+from engine.index.recognise import KnownTypes, Skipped, Sniffer
 from engine.settings import Route, Settings
 from engine.sources import SOURCE_TYPES
 
@@ -18,6 +24,7 @@ DEFAULT_ROUTES: tuple[Route, ...] = tuple(
     Route(pattern, source.name) for source in SOURCE_TYPES for pattern in source.routes
 )
 
+IGNORE = "ignore"  # a route's source type that keeps the files it matches out of the index
 IGNORED_PARTS = {
     ".git",
     ".obsidian",
@@ -42,8 +49,7 @@ IGNORED_SUFFIXES = (
 )
 
 
-@lru_cache(maxsize=512)
-def _compile(pattern: str) -> re.Pattern[str]:
+def _glob(pattern: str) -> str:
     """Glob to regex: `**/` spans any folders (or none), `*` and `?` stay inside one name."""
     out = []
     i = 0
@@ -63,27 +69,54 @@ def _compile(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z")
+    return "".join(out)
 
 
 def effective_routes(settings: Settings) -> tuple[Route, ...]:
-    """Config routes first (they win), then the defaults not disabled by the config."""
+    """Config routes first (they win), then the defaults not disabled by the config; last,
+    each disabled pattern as a route to `ignore`, so that what it matched is not
+    recognised by content instead."""
     user = settings.routes
     disabled_patterns = {r.pattern for r in user if not r.enabled}
     disabled_types = set(settings.desktop.disabled_types)
     routes = [r for r in user if r.enabled and r.source_type]
     routes += [r for r in DEFAULT_ROUTES if r.pattern not in disabled_patterns]
+    routes += [Route(pattern, IGNORE) for pattern in sorted(disabled_patterns)]
     return tuple(r for r in routes if r.source_type not in disabled_types)
 
 
+Matcher = Callable[[str], "str | None"]
+
+
+def route_matcher(routes: Sequence[Route]) -> Matcher:
+    """`route_match` over these routes, as one regex: the alternatives are tried in route
+    order, so the first route that matches a path names its type."""
+    if not routes:
+        return lambda relative: IGNORE if is_ignored(relative) else None
+    combined = re.compile(
+        "|".join(f"(?P<r{n}>{_glob(r.pattern)}\\Z)" for n, r in enumerate(routes))
+    )
+    types = {f"r{n}": r.source_type for n, r in enumerate(routes)}
+
+    def match(relative: str) -> str | None:
+        if is_ignored(relative):
+            return IGNORE
+        found = combined.match(relative)
+        return types[found.lastgroup] if found and found.lastgroup else None
+
+    return match
+
+
+def route_match(relative: str, routes: Sequence[Route]) -> str | None:
+    """The source type of the first route matching a root-relative POSIX path (`IGNORE`
+    for an ignored one), or None if no route matches."""
+    return route_matcher(routes)(relative)
+
+
 def route_for(relative: str, routes: Sequence[Route]) -> str | None:
-    """The source type of a root-relative POSIX path, or None if no route matches."""
-    if is_ignored(relative):
-        return None
-    for route in routes:
-        if _compile(route.pattern).match(relative):
-            return route.source_type
-    return None
+    """The source type of a root-relative POSIX path, or None if no route takes it."""
+    source_type = route_match(relative, routes)
+    return None if source_type == IGNORE else source_type
 
 
 def is_ignored(relative: str) -> bool:
@@ -107,6 +140,7 @@ class Found:
     source_type: str
     mtime: float
     size: int
+    recognised: bool = False  # found by its content, not by a route
 
 
 @dataclass(frozen=True)
@@ -131,6 +165,7 @@ class Discovery:
     unlisted_roots: tuple[UnlistedRoot, ...] = ()
     unreadable_folders: tuple[Path, ...] = ()
     empty_roots: tuple[Path, ...] = ()  # listed, but with nothing at all in them
+    skipped: Skipped = field(default_factory=Skipped)  # what the walk left out, and why
 
     def may_delete(self, known: str) -> bool:
         """Whether an indexed file the walk did not see is gone, rather than unseen."""
@@ -239,18 +274,21 @@ def _unlisted_reason(root: Path) -> str:
     return "is not a folder"
 
 
-def walk_root(root: Path, settings: Settings) -> RootWalk:
-    """Every routed file under one root, in a stable order; folders it could not list."""
+def walk_root(root: Path, settings: Settings, sniffer: Sniffer | None = None) -> RootWalk:
+    """Every routed or recognised file under one root, in a stable order; folders it could
+    not list. What it left out is counted in the sniffer's `skipped`."""
     if not root.is_dir():
         return RootWalk((), (), _unlisted_reason(root))
-    routes = effective_routes(settings)
+    sniffer = sniffer or Sniffer(settings)
+    routes = route_matcher(effective_routes(settings))
     failed: list[OSError] = []
     found: list[Found] = []
     entries = 0
     for folder, dirs, files in os.walk(root, onerror=failed.append):
         entries += len(dirs) + len(files)
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED_PARTS)
-        found += _routed(Path(folder), sorted(files), root, routes, settings)
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not _skip_folder(here / d, root, sniffer))
+        found += _routed(here, sorted(files), root, routes, sniffer)
     unreadable = tuple(Path(str(e.filename)) for e in failed if e.filename is not None)
     if root in unreadable or (failed and not unreadable):
         reason = failed[0].strerror or type(failed[0]).__name__
@@ -258,31 +296,58 @@ def walk_root(root: Path, settings: Settings) -> RootWalk:
     return RootWalk(tuple(found), unreadable, empty=entries == 0)
 
 
+def _skip_folder(folder: Path, root: Path, sniffer: Sniffer) -> bool:
+    if folder.name in IGNORED_PARTS:
+        sniffer.count_excluded(folder.name)
+        return True
+    return sniffer.excluded(folder.relative_to(root).as_posix(), folder)
+
+
 def _routed(
-    folder: Path, names: Sequence[str], root: Path, routes: Sequence[Route], settings: Settings
+    folder: Path, names: Sequence[str], root: Path, routes: Matcher, sniffer: Sniffer
 ) -> Iterator[Found]:
+    inside = folder.relative_to(root).as_posix()
+    prefix = "" if inside == "." else inside + "/"
     for name in names:
-        path = folder / name
-        relative = path.relative_to(root).as_posix()
-        source_type = route_for(relative, routes)
-        if source_type is None or not link_allowed(path, settings):
-            continue
-        try:
-            stat = path.stat()
-        except OSError:
-            continue
-        yield Found(path, root, relative, source_type, stat.st_mtime, stat.st_size)
+        item = _found(folder / name, root, prefix + name, routes, sniffer)
+        if item is not None and item.size >= 0:
+            yield item
 
 
-def scan(settings: Settings) -> Discovery:
-    """Walk every root: the routed files, and the roots and folders that could not be listed."""
+def _found(
+    path: Path, root: Path, relative: str, routes: Matcher, sniffer: Sniffer
+) -> Found | None:
+    """The file as a route or its content types it (size -1: it cannot be stat'ed), or None."""
+    source_type = routes(relative)
+    if source_type == IGNORE or not link_allowed(path, sniffer.settings):
+        sniffer.skipped.ignored += source_type == IGNORE
+        return None
+    try:
+        stat = path.stat()
+    except OSError:
+        return Found(path, root, relative, source_type, 0.0, -1) if source_type else None
+    if source_type is not None:
+        return Found(path, root, relative, source_type, stat.st_mtime, stat.st_size)
+    if not stat_mode.S_ISREG(stat.st_mode):
+        return None
+    recognised = sniffer.source_type(path, stat.st_mtime, stat.st_size)
+    if recognised is None:
+        return None
+    return Found(path, root, relative, recognised, stat.st_mtime, stat.st_size, True)
+
+
+def scan(settings: Settings, known: KnownTypes | None = None) -> Discovery:
+    """Walk every root: the routed and recognised files, the roots and folders that could
+    not be listed, and what was left out. `known`: the types earlier runs found, so that an
+    unchanged file is not read again to recognise it."""
+    sniffer = Sniffer(settings, known or {})
     found: list[Found] = []
     listed: list[Path] = []
     unlisted: list[UnlistedRoot] = []
     unreadable: list[Path] = []
     empty: list[Path] = []
     for root in settings.roots:
-        walk = walk_root(root, settings)
+        walk = walk_root(root, settings, sniffer)
         if walk.problem:
             unlisted.append(UnlistedRoot(root, walk.problem))
             continue
@@ -291,17 +356,24 @@ def scan(settings: Settings) -> Discovery:
         unreadable += walk.unreadable
         if walk.empty:
             empty.append(root)
-    return Discovery(tuple(found), tuple(listed), tuple(unlisted), tuple(unreadable), tuple(empty))
+    return Discovery(
+        tuple(found),
+        tuple(listed),
+        tuple(unlisted),
+        tuple(unreadable),
+        tuple(empty),
+        sniffer.skipped,
+    )
 
 
 def discover(settings: Settings) -> Iterator[Found]:
-    """Every routed file under every root, in a stable order."""
+    """Every routed or recognised file under every root, in a stable order."""
     yield from scan(settings).found
 
 
 def classify(path: Path, settings: Settings) -> Found | None:
-    """The route of one path (for the watcher), or None if unrouted."""
-    routes = effective_routes(settings)
+    """The type of one path (for the watcher), by route or content, or None."""
+    routes = route_matcher(effective_routes(settings))
     # The folder is resolved, not the file: a symlinked file is indexed where the link is,
     # as the walk of the roots sees it.
     located = path.parent.resolve() / path.name if path.parent.exists() else path.absolute()
@@ -310,12 +382,15 @@ def classify(path: Path, settings: Settings) -> Found | None:
             relative = located.relative_to(root).as_posix()
         except ValueError:
             continue
-        source_type = route_for(relative, routes)
-        if source_type is None or not link_allowed(located, settings):
+        sniffer = Sniffer(settings)
+        if _in_excluded_folder(root, relative, sniffer):
             return None
-        try:
-            stat = located.stat()
-        except OSError:
-            return Found(located, root, relative, source_type, 0.0, -1)
-        return Found(located, root, relative, source_type, stat.st_mtime, stat.st_size)
+        return _found(located, root, relative, routes, sniffer)
     return None
+
+
+def _in_excluded_folder(root: Path, relative: str, sniffer: Sniffer) -> bool:
+    parts = relative.split("/")[:-1]
+    return any(
+        _skip_folder(root.joinpath(*parts[: n + 1]), root, sniffer) for n in range(len(parts))
+    )

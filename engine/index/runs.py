@@ -26,6 +26,7 @@ from engine.index.embedding import pending_vectors
 from engine.index.indexer import Action, FileOutcome, Indexer, NullReporter, Reporter, RunCounts
 from engine.index.locks import WAITING_FOR_LOCK, Notify, holding_writer_lock
 from engine.index.locks import writer_lock as writer_lock  # where callers have imported it
+from engine.index.recognise import known_types
 from engine.index.routes import Discovery, Found, UnlistedRoot, classify, scan, unlisted_roots_at
 from engine.records import IndexStats
 from engine.settings import Settings, load_settings
@@ -178,7 +179,7 @@ def index_paths(
     given = [Path(raw).absolute() for raw in paths]
     for path in given:
         if path.is_dir():
-            walked = walked or scan(settings)  # one walk for all the folders of a batch
+            walked = walked or scan(settings, known_types(conn))  # one walk for a batch
             folder = path.resolve()
             found = [f for f in walked.found if folder in f.path.parents]
             on_disk = {str(f.path) for f in found}
@@ -212,7 +213,7 @@ def reconcile(
     kept, and that root or folder is reported as an error (`routes.Discovery.unseen`).
     """
     started = time.perf_counter()
-    discovery = scan(indexer.settings)
+    discovery = scan(indexer.settings, known_types(indexer.conn))  # no unchanged file re-read
     indexer.run.add_time("discover", started)
     on_disk = {str(f.path) for f in discovery.found}
     known = [r[0] for r in indexer.conn.execute(state_sql.files_sql())]

@@ -22,6 +22,7 @@ from engine.settings.table import DEFAULT_HALF_LIVES, SETTINGS, SETTINGS_BY_NAME
 from engine.settings.views import (
     VIEWS,
     DesktopSettings,
+    DiscoverySettings,
     EmbedderSettings,
     MaintenanceSettings,
     RerankSettings,
@@ -73,6 +74,10 @@ class Settings:
     @cached_property
     def maintenance(self) -> MaintenanceSettings:
         return build_view(MaintenanceSettings, self.values, "maintenance")
+
+    @cached_property
+    def discovery(self) -> DiscoverySettings:
+        return build_view(DiscoverySettings, self.values, "discovery")
 
     @cached_property
     def desktop(self) -> DesktopSettings:
@@ -270,6 +275,7 @@ __all__ = [
     "SETTINGS_BY_NAME",
     "VIEWS",
     "DesktopSettings",
+    "DiscoverySettings",
     "EmbedderSettings",
     "MaintenanceSettings",
     "RerankSettings",

@@ -43,8 +43,8 @@ def files_sql() -> str:
 
 
 def files_with_stat_sql() -> str:
-    """Every indexed file with the mtime and size it had when indexed."""
-    return "SELECT source_file, mtime, size FROM index_state"
+    """Every indexed file with the mtime and size it had when indexed, and its type."""
+    return "SELECT source_file, mtime, size, source_type FROM index_state"
 
 
 def known_under_sql() -> str:
