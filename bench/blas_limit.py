@@ -1,4 +1,4 @@
-"""What holding BLAS to one thread costs per call, and what it buys (issue 16).
+"""What holding BLAS to one thread costs per call, and what it buys.
 
     .venv/bin/python -m bench.blas_limit [--rows 10000] [--calls 2000] [--busy]
 

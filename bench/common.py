@@ -227,7 +227,7 @@ def parse_sets(items: Sequence[str]) -> dict[str, Any]:
 @contextlib.contextmanager
 def busy_core() -> Iterator[None]:
     """One core kept busy by a child process spinning in Python, for the block's duration
-    (issue 16's busy machine: a browser or a build on the other core)."""
+    (a busy machine: a browser or a build on the other core)."""
     child = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         time.sleep(1.0)

@@ -1,4 +1,4 @@
-"""The demo layer's figures (issue 2): index time, chunks/s, warm and cold query time, size.
+"""The demo layer's figures: index time, chunks/s, warm and cold query time, size.
 
     .venv/bin/python -m bench.demo [--queries 200]
 

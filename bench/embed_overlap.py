@@ -1,4 +1,4 @@
-"""The query embedded beside the keyword side or before it: an interleaved A/B (issue 16).
+"""The query embedded beside the keyword side or before it: an interleaved A/B.
 
     .venv/bin/python -m bench.embed_overlap [--chunks 10000 100000] [--queries 200] [--busy]
 

@@ -1,4 +1,4 @@
-"""MCP warm search latency (issue 19): `search` through `memex mcp` beside one-shot `memex --search`.
+"""MCP warm search latency: `search` through `memex mcp` beside one-shot `memex --search`.
 
     .venv/bin/python -m bench.mcp_latency [--queries 200] [--one-shot 20] [--quiet-load 1.5]
 

@@ -1,11 +1,11 @@
-"""The warm path at 1M chunks: a synthetic index grown from the 100k one (issue 16).
+"""The warm path at 1M chunks: a synthetic index grown from the 100k one.
 
     .venv/bin/python -m bench.scale [--copies 10] [--queries 200] [--busy]
         [--quiet-load L] [--rebuild]
 
 (`--copies 1` measures the 100k index itself the same way: the warm process's RSS there.)
 
-Embedding 1M chunks with the local model would take ~9 hours here, so the index is grown:
+Embedding 1M chunks with the local model would take hours, so the index is grown:
 
 - the 100k speed-benchmark index (bench/perf_index.py: real chat text, real MiniLM
   vectors) is copied, and each of its chunks is inserted `copies` − 1 more times through
@@ -18,7 +18,7 @@ Embedding 1M chunks with the local model would take ~9 hours here, so the index 
 
 The keyword side sees every posting list ten times as long, with ten times the rows; the
 vector side sees ten times the parts, in clusters around real vectors. Cached under
-bench/out/scale-<chunks>-<key>/ (~8 GB).
+bench/out/scale-<chunks>-<key>/ (several GB).
 
 Measured on the warm path (a Searcher with its own vector cache and keyword index, as the
 app and `memex watch` hold them): the first loads and the process's RSS; hybrid, vector and

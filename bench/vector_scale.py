@@ -1,4 +1,4 @@
-"""The vector side at 100k and 1M part vectors: exact, binary and int8 scans (issue 16).
+"""The vector side at 100k and 1M part vectors: exact, binary and int8 scans.
 
     .venv/bin/python -m bench.vector_scale --parts 100000 1000000 [--seeds 20000]
         [--queries 200] [--rescore 10 20 40 80 160 320] [--quiet-load L]
@@ -152,7 +152,7 @@ def recall(truth: list[Matrix], got: list[Matrix], depth: int) -> float:
 
 
 def default_threads_exact(matrix: Matrix, starts: Matrix) -> Search:
-    """The exact scan as before issue 16: numpy's default BLAS threads."""
+    """The exact scan with numpy's default BLAS threads, not held to one."""
 
     def search(q: Matrix) -> tuple[Matrix, Matrix]:
         scores = np.maximum.reduceat(matrix @ q, starts)

@@ -1,4 +1,4 @@
-"""Warm CLI (issue 16): `memex --search` answered by a running `memex watch` vs the one-shot.
+"""Warm CLI: `memex --search` answered by a running `memex watch` vs the one-shot.
 
     .venv/bin/python -m bench.warm_cli [--runs 21] [--chunks 10000 100000] [--quiet-load L]
 
@@ -6,7 +6,8 @@ On the demo index (built once into bench/out/warm_cli-run/demo/) and on a copy o
 perf index (bench/out/perf-10000-*/memex.db, its layer read in place), times the wall clock
 of whole `memex … --search Q --json` child processes, median of `--runs` each:
 
-- one-shot: MEMEX_NO_WARM=1, today's path (numpy, onnxruntime, the model, a vec0 scan);
+- one-shot: MEMEX_NO_WARM=1, the path without a socket (numpy, onnxruntime, the model, a
+  vec0 scan);
 - nothing running: the client tries the socket, finds none and runs the one-shot path;
 - warm: a `memex watch` on the same index answers over its socket (each answer checked
   through MEMEX_WARM_DEBUG's stderr line), its output compared with the one-shot's.

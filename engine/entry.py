@@ -8,7 +8,8 @@ headless CLI (engine/cli), after the warm `memex --search` had its try (engine/w
 
 This module imports only the standard library until it knows which path it takes, so
 `memex --search` reaches a running app's socket without numpy, the model or Qt. It lives
-beside `engine/cli`, not inside it: importing that package loads every command (~0.7 s).
+beside `engine/cli`, not inside it: importing that package loads every command and their
+heavy imports.
 A frozen build has no entry-point metadata; its launcher (desktop/launcher.py) hands its
 front end in as `load_frontend`.
 """
@@ -44,7 +45,7 @@ def wants_gui(argv: Sequence[str]) -> bool:
 
 def installed_frontend() -> Frontend:
     """The front end the installed packages register under `memex.frontends`."""
-    from importlib.metadata import entry_points  # ~10 ms: only on the way to a window
+    from importlib.metadata import entry_points  # not free: only on the way to a window
 
     found = [point for point in entry_points(group=FRONTENDS) if point.name == FRONTEND]
     if not found:

@@ -52,7 +52,7 @@ STATUS_KEYS = {
     "maintenance_suggested",
     "schema_version",
     "size_bytes",
-    "vector_coverage",  # added with keyword-first indexing (issue 17)
+    "vector_coverage",  # keyword-first indexing: how much of the index has its vectors
     "log",
 }
 COUNT_KEYS = {"chunks", "fts", "embedded", "vectors", "parts", "part_vectors"}

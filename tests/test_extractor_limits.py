@@ -1,8 +1,8 @@
 """The extractors' explicit limits: nesting depth, YAML front matter, numbers out of range.
 
-Each failure here once escaped an extractor as RecursionError, OverflowError, AttributeError
-or csv.Error (or took minutes and gigabytes); now it is an `ExtractError` for the file or a
-problem for the one record, and the rest of the file is read.
+Each input here would otherwise escape an extractor as RecursionError, OverflowError,
+AttributeError or csv.Error (or take minutes and gigabytes); it is an `ExtractError` for the
+file or a problem for the one record, and the rest of the file is read.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ START = "\x02"
 
 
 def fts5_marked(conn: apsw.Connection, terms: list[str], seqs: list[int]) -> dict[int, str]:
-    """What `dress.highlights` used to ask FTS5 for, keeping rows with a mark in content."""
+    """FTS5's own highlight() of these rows (`fts_sql.highlight_sql`), keeping rows with a
+    mark in content: the reference the Python marks must equal."""
     expression = fts.match_expression(terms)
     assert expression is not None
     rows = conn.execute(fts_sql.highlight_sql(len(seqs)), (expression, *seqs))

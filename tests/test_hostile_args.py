@@ -1,4 +1,4 @@
-"""Hostile arguments (issue 20): the bytes a Latin-1 terminal sends, dates at the ends of the
+"""Hostile arguments: the bytes a Latin-1 terminal sends, dates at the ends of the
 calendar, huge limits, hundreds of filters, lone surrogates through the Python API and
 `--json`. Each gives results or one sentence with exit code 2, never a traceback."""
 
@@ -97,7 +97,7 @@ def test_lone_surrogates_through_the_python_api(indexed: Settings) -> None:
 
 def test_hundreds_of_names_stay_a_shallow_sql_expression() -> None:
     """SQLite refuses an expression tree deeper than 1,000: 500 names in one flat OR chain
-    made it; nested in halves the depth is logarithmic, and two names read as before."""
+    would make one; nested in halves the depth is logarithmic, and two names stay `a OR b`."""
     assert any_of(["a", "b"]) == "a OR b"
     assert any_of(["a", "b", "c", "d"]) == "(a OR b) OR (c OR d)"
     deep = any_of([f"x{i}" for i in range(1000)])

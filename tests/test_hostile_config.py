@@ -1,4 +1,4 @@
-"""Config values (issue 20): every value is checked up front against its row of the SETTINGS
+"""Config values: every value is checked up front against its row of the SETTINGS
 table — type, range, choices — and a bad one stops Memex with one sentence naming the key,
 the value and what is allowed (exit code 2); so are the environment's values."""
 

@@ -1,5 +1,5 @@
-"""What the index's file, folder, disk and lock can do (issue 20): an empty file, a folder that
-cannot be written, a full disk mid-reindex, a write lock held past the busy timeout, an API
+"""What the index's file, folder, disk and lock can do: an empty file, a folder that cannot
+be written, a full disk mid-reindex, a write lock held past the busy timeout, an API
 key the server rejects. Each is one sentence and its documented exit code; nothing indexed
 before is lost."""
 

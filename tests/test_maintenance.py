@@ -163,7 +163,7 @@ def test_backup_while_indexing_is_consistent_and_never_overwrites(
     assert counts.chunks > 0
 
     code, _, err = cli("backup", str(target), *args_for(settings))
-    assert code == 2 and "--force" in err  # a usage problem (issue 18), not an unusable index
+    assert code == 2 and "--force" in err  # a usage problem (exit 2), not an unusable index
     code, _, err = cli("backup", str(target), "--force", *args_for(settings))
     assert code == 0, err
     assert assert_consistent(target) == assert_consistent(settings.db_path)

@@ -155,8 +155,8 @@ def test_version_agrees_everywhere() -> None:
 
 
 def test_metadata_builds_without_deprecation_warnings(tmp_path: Path) -> None:
-    """`project.license` as a TOML table made setuptools warn on every install (issue 18):
-    an SPDX string, which needs setuptools >= 77, builds the metadata without a warning."""
+    """`project.license` as a TOML table makes setuptools warn on every install: an SPDX
+    string, which needs setuptools >= 77, builds the metadata without a warning."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert isinstance(pyproject["project"]["license"], str)
     assert "setuptools>=77" in pyproject["build-system"]["requires"]

@@ -95,5 +95,5 @@ def test_an_existing_run_log_is_made_private(
     assert mode(settings.log_path) == 0o600
     lines = settings.log_path.read_text().splitlines()
     assert [json.loads(line)["kind"] for line in lines] == ["old", "reindex"]
-    # The old line names no index: it is kept in the file but not this index's run (issue 18).
+    # The old line names no index: it is kept in the file but is not this index's run.
     assert [r["kind"] for r in runlog.read_runs(settings)] == ["reindex"]

@@ -1,8 +1,9 @@
 """The keyword query must let FTS5 order its own matches (no temp B-tree sort of every match).
 
-`ORDER BY bm25(…)` returned the same lists but made SQLite join and sort every matching row
-(200 ms against 41 ms at 100k chunks, docs/benchmarks.md). A plan is a fact that does not
-depend on timing, so it is what the test pins.
+`ORDER BY bm25(…)` returns the same lists but makes SQLite join and sort every matching row,
+several times slower at 100k chunks (figures: docs/benchmarks.md, "Speed at 10k and 100k
+chunks, beside a peer stack and the floor"). A plan is a fact that does not depend on
+timing, so it is what the test pins.
 
 The plans of the other statements that run per file, per batch or per keystroke are pinned
 in tests/snapshots/plans.txt (the `detail` column of EXPLAIN QUERY PLAN; rewrite it with

@@ -1,6 +1,6 @@
-"""Lone surrogates (issue 20): JSON's "\\ud800" escape, a file name that is not UTF-8. Before,
-one such character failed the whole file, or stopped the whole run; now it becomes U+FFFD
-(or, for a name no row can hold, one error of the run) and everything else is indexed."""
+"""Lone surrogates: JSON's "\\ud800" escape, a file name that is not UTF-8. One such
+character never fails the whole file nor stops the run: it becomes U+FFFD (or, for a name
+no row can hold, one error of the run) and everything else is indexed."""
 
 from __future__ import annotations
 

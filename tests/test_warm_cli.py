@@ -1,4 +1,4 @@
-"""The warm `memex --search` (issue 16): a running `memex watch` answers it over its socket,
+"""The warm `memex --search`: a running `memex watch` answers it over its socket,
 with the one-shot path's exact output; anything else falls back to the one-shot path."""
 
 from __future__ import annotations

@@ -79,8 +79,8 @@ def normalise(vectors: Vectors) -> Vectors:
 class EmbedderPool:
     """The models one engine has loaded, by the settings that make them: each loads once.
 
-    Loading costs ~0.2 s (ONNX) to seconds (torch), so an engine's readers and its writer share
-    one model. A failure is not remembered here: the caller decides when to try again.
+    Loading costs a fraction of a second (ONNX) to seconds (torch), so an engine's readers and
+    its writer share one model. A failure is not remembered here: the caller decides when to try again.
     """
 
     def __init__(self, factory: EmbedderFactory = create_embedder) -> None:

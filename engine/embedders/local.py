@@ -72,15 +72,13 @@ class LocalEmbedder:
         options = ort.SessionOptions()
         # One thread per run, and batches run side by side (a session's `run` is
         # thread-safe). A query on one thread leaves the other core to the keyword side,
-        # which runs meanwhile (at 1M chunks that side took 8.1 ms instead of 10.8; at
-        # 100k, where the embedding is the longer branch, a search took 0.5 ms more);
-        # batches run faster side by side than split across threads: 145 against
-        # 122–131 texts/s (docs/benchmarks.md, "Speed at 100k and 1M", session 7).
+        # which runs meanwhile, and batches run faster side by side than split across
+        # threads (figures: docs/benchmarks.md, "Speed at 100k and 1M").
         options.intra_op_num_threads = 1
         options.log_severity_level = 3
         # No busy-waiting between runs: spinning intra-op threads burn a core after every
-        # query and slow the numpy vector scan that follows (embed + 100k scan p50/p95
-        # 16.6/31.4 ms spinning, 13.2/16.1 ms not; docs/benchmarks.md).
+        # query and slow the numpy vector scan that follows (docs/benchmarks.md, "Speed at
+        # 10k and 100k chunks, beside a peer stack and the floor").
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]
@@ -150,7 +148,8 @@ class LocalEmbedder:
 
 @register("local")
 def _create(settings: Settings) -> LocalEmbedder:
-    # Each call loads a session (~0.2 s): engines share one through their EmbedderPool.
+    # Each call loads a session, a fraction of a second: engines share one through their
+    # EmbedderPool.
     return LocalEmbedder(
         max_tokens=settings.embedder.max_tokens, batch_size=settings.embedder.batch_size
     )

@@ -2,7 +2,7 @@
 
 It speaks the same wire (one JSON-RPC message per line) through engine/mcp/wire.py, so that
 every line gets an answer: the SDK's transport drops a line it cannot parse, and pydantic's
-parser cannot parse a lone-surrogate escape, so such a request used to hang its client. The
+parser cannot parse a lone-surrogate escape, so such a request would hang its client. The
 server sees the same two streams as with the SDK's transport.
 
 While serving, fd 0 reads the null device and fd 1 writes to stderr (the SDK's transport

@@ -1,8 +1,8 @@
 """BLAS held to one thread around the query-time matrix-vector products.
 
 Such a product is memory-bound: a second BLAS thread buys little, and when another process
-holds a core, OpenBLAS's threads spin-wait for it (a 10k × 384 scan: 8.0 ms p50 with numpy's
-default threads against 2.4 ms on one, /work/shared/NOTES.md). threadpoolctl's
+holds a core, OpenBLAS's threads spin-wait for it, which makes a scan several times slower
+than on one thread (figures: docs/benchmarks.md, "Vector side at scale"). threadpoolctl's
 `threadpool_limits` context manager finds the loaded libraries and reads their state on
 every entry (bench/blas_limit.py measures what that costs per call); `OneBlasThread` finds
 them once and then only sets and restores the thread count, which the results do not
@@ -32,7 +32,7 @@ class OneBlasThread:
     """A reusable context manager: inside it, every loaded BLAS library uses one thread."""
 
     def __init__(self) -> None:
-        self._libraries: list[Any] | None = None  # found on first entry (~3 ms)
+        self._libraries: list[Any] | None = None  # found on first entry (a walk, once)
         self._lock = threading.Lock()
         self._depth = 0
         self._saved: list[int] = []

@@ -77,8 +77,9 @@ def top_rows(
 def _at_least_kth(scores: Scores, k: int) -> npt.NDArray[np.int64]:
     """The matching rows (score > 0) that may be among the k best: those scoring at least
     the k-th best of every `FLOOR_STRIDE`-th row, which no k-th best of all rows is below.
-    A list of every matching row took 3.6 ms at 1M rows (a third of them match a query of
-    chat words), a partition of every row longer still (the zeros tie)."""
+    At 1M rows a third of them match a query of chat words: listing every matching row
+    costs more than this cut, and a partition of every row more still (the zeros tie;
+    figures: docs/benchmarks.md, "Speed at 100k and 1M")."""
     sample = scores[::FLOOR_STRIDE]
     if 0 < k < sample.shape[0]:
         floor = float(np.partition(sample, sample.shape[0] - k)[sample.shape[0] - k])

@@ -146,6 +146,6 @@ def _settings(now: datetime) -> dict[str, Any]:
 
 @lru_cache(maxsize=8)
 def _parser(now: datetime) -> Any:
-    from dateparser.date import DateDataParser  # loaded on the first date: ~0.2 s
+    from dateparser.date import DateDataParser  # loaded on the first date: a heavy import
 
     return DateDataParser(languages=["en"], settings=_settings(now))

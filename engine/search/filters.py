@@ -51,9 +51,10 @@ def people_match_expression(people: tuple[Person, ...]) -> str:
     The FTS index holds `content` and `title`, not `chunks.people`; every extractor writes
     the names it puts there into the text too (chat `Name: text` lines, mail `From:`/`To:`,
     event `With:`, a record's `People:` field). A phrase matches whole tokens, case- and
-    accent-folded, stemmed (`porter unicode61 remove_diacritics 2`), where `instr` matched
-    any substring folding ASCII case only: "Jonas" no longer matches "Jonasson" nor "Ama"
-    "Raman", and "Renée" now matches "RENÉE" and "renee" (tests/test_person_filter.py)."""
+    accent-folded, stemmed (`porter unicode61 remove_diacritics 2`), where `instr` (the
+    fallback below) matches any substring folding ASCII case only: "Jonas" does not match
+    "Jonasson" nor "Ama" "Raman", and "Renée" matches "RENÉE" and "renee"
+    (tests/test_person_filter.py)."""
     names = dict.fromkeys(n for p in people for n in p.names)
     phrases = ['"' + n.replace('"', '""') + '"' for n in names if any(c.isalnum() for c in n)]
     return "content : (" + " OR ".join(phrases or ['""']) + ")"

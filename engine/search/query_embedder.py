@@ -129,8 +129,8 @@ class QueryEmbedder:
 
 class _Pending:
     """One call run on a daemon thread of its own (or at once, without `background`): a
-    query's embedding is ~5 ms of onnxruntime, which lets go of the GIL, so the keyword
-    side runs meanwhile. A daemon thread, not a pool's: Ctrl+C never waits on a slow
+    query's embedding is milliseconds of onnxruntime, which lets go of the GIL, so the
+    keyword side runs meanwhile. A daemon thread, not a pool's: Ctrl+C never waits on a slow
     embedding server at exit."""
 
     def __init__(self, call: Callable[[str], Vectors], text: str, background: bool) -> None:

@@ -10,7 +10,7 @@ one shown, scored
     best × (1 + lift × s / (s + 3))     s = the file's other sections in the pool
 
 so a file many of whose sections match rises a little, never past (1 + lift) × its best
-(the bounded lift of the relevance issue). "In the pool" means ranked by a retriever (BM25,
+(a bounded lift: many matching sections never outweigh one better file). "In the pool" means ranked by a retriever (BM25,
 the exact list or the vector KNN) deep enough to be fused: the same evidence every
 candidate has. The group keeps the best section's place in the ranking inputs (its key, its
 ranks) and says how many sections it stands for (`sections`, `explain.sections`).

@@ -144,8 +144,8 @@ def test_socket_name_is_per_user_and_overridable() -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="named pipes, not files in a folder")
 def test_socket_lives_in_a_private_folder_not_in_tmp(qapp: Any, qtbot: Any, tmp_path: Path) -> None:
-    """Issue 20: another local user who binds the old /tmp name first cannot make this
-    user's Memex exit as "already running": the socket is in a folder only they can enter."""
+    """Another local user who binds a /tmp name first cannot make this user's Memex exit
+    as "already running": the socket is in a folder only they can enter."""
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     name = socket_name({"XDG_RUNTIME_DIR": str(runtime)})

@@ -1,4 +1,4 @@
-"""The window and issue 15's stages: the person first, related hits marked, opens recorded."""
+"""The window and the ranking stages: the person first, related hits marked, opens recorded."""
 
 from __future__ import annotations
 

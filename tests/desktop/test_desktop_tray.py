@@ -126,6 +126,6 @@ def test_a_status_refresh_delivered_after_shutdown_is_dropped(memex: Any) -> Non
     """A watcher batch queued before quitting may still reach the controller afterwards."""
     memex.shutdown()
     answers: list[object] = []
-    memex.refresh_status()  # used to raise: cannot schedule new futures after shutdown
+    memex.refresh_status()  # must not raise "cannot schedule new futures after shutdown"
     memex.tasks.read(lambda: 1, answers.append)
     assert answers == []

@@ -1,4 +1,4 @@
-"""The running desktop app answers `memex --search` with its warm engine (issue 16)."""
+"""The running desktop app answers `memex --search` with its warm engine."""
 
 from __future__ import annotations
 

@@ -29,7 +29,8 @@ def bm25_sql(filter_sql: str) -> str:
     FTS5's `rank` column (`rank MATCH 'bm25(…)'`) and the order is `ORDER BY rank`, so FTS5
     sorts its own matches and SQLite reads them in order, joining `chunks` only until the
     limit is met. `ORDER BY bm25(…)` returns the same list but makes SQLite join and sort
-    every match: 200 ms against 41 ms p50 at 100k chunks (docs/benchmarks.md).
+    every match, several times slower at 100k chunks (figures: docs/benchmarks.md, "Speed
+    at 10k and 100k chunks, beside a peer stack and the floor").
 
     The third column is the terms each hit holds (`HELD_FUNCTION`), computed for the
     returned rows only: the coordination list's evidence at no extra query.
@@ -56,8 +57,8 @@ def highlight_sql(count: int) -> str:
 
 def held_by_rowid_sql() -> str:
     """The terms one row holds (bound: the MATCH expression, the rowid); no row when it
-    holds none. ~0.1 ms a row at 10k chunks: used only for the few hits the BM25 query
-    did not return (its third column has the rest)."""
+    holds none. One query per row: used only for the few hits the BM25 query did not
+    return (its third column has the rest)."""
     return (
         f"SELECT {HELD_FUNCTION}(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?"
     )
@@ -120,8 +121,8 @@ def vocab_terms_sql() -> str:
 def vocab_instances_sql() -> str:
     """The instances of the terms from one to another (bound: the first and last term,
     inclusive) as one string of numbers, doc × 2 + (1 in the title), in index order (term,
-    doc, column, offset): 11.4 M instances of 100k chunks read in ~0.7 s, where a row each
-    would cost Python a tuple each."""
+    doc, column, offset): millions of instances in one string per batch of terms, where a
+    row each would cost Python a tuple each."""
     return (
         "SELECT group_concat(doc * 2 + (col = 'title'), ' ') "
         f"FROM temp.{VOCAB_INSTANCES} WHERE term >= ? AND term <= ?"
