@@ -98,8 +98,8 @@ SETTINGS: tuple[Setting, ...] = (
         int,
         4,
         "Texts per model run (local, sentence-transformers). On the local int8 model, 4 "
-        "was fastest and lightest of 1–32 (59 vs 44 chunks/s, 458 vs 1,848 MB peak at 32); "
-        "raise it for a GPU.",
+        'was the fastest and lightest of 1–32 (docs/benchmarks.md, "Embedding throughput '
+        'per embedder"); raise it for a GPU.',
         low=1,
         high=4096,
     ),
@@ -374,15 +374,15 @@ SETTINGS: tuple[Setting, ...] = (
         bool,
         True,
         "Long-lived processes (desktop, engine.search) keep the vectors in memory for "
-        "vector search (~1.5 KB per chunk); one-shot `memex --search` never does.",
+        "vector search; one-shot `memex --search` never does.",
     ),
     Setting(
         "search.keyword_index",
         bool,
         True,
         "Long-lived processes (desktop, engine.search, memex watch) keep the FTS index's "
-        "postings in memory and score BM25 there, ranking as FTS5 does (~0.6 KB per "
-        "chunk); one-shot `memex --search` never does.",
+        "postings in memory and score BM25 there, ranking as FTS5 does; one-shot "
+        "`memex --search` never does.",
     ),
     Setting(
         "search.vector_scan",
@@ -390,7 +390,7 @@ SETTINGS: tuple[Setting, ...] = (
         "auto",
         "How the in-memory vectors are scanned: exact (float32), or binary / int8 (a "
         "quantized copy scanned first, its head re-scored exactly); auto: binary from "
-        "60,000 parts on, exact below (docs/benchmarks.md, issue 16).",
+        '60,000 parts on, exact below (docs/benchmarks.md, "Vector side at scale").',
         choices=("auto", "exact", "binary", "int8"),
     ),
     Setting(
@@ -398,7 +398,8 @@ SETTINGS: tuple[Setting, ...] = (
         int,
         240,
         "With a quantized scan: parts re-scored exactly per chunk asked for, at 1M parts; "
-        "the depth grows as the square root of the parts (docs/benchmarks.md, issue 16).",
+        'the depth grows as the square root of the parts (docs/benchmarks.md, "Vector side '
+        'at scale").',
         low=1,
         high=100_000,
     ),
