@@ -229,7 +229,7 @@ def plan_index(tmp_path: Path) -> apsw.Connection:
                 conn.execute(
                     vec.insert_sql(VEC), (conn.last_insert_rowid(), embedding, "slack", 20260201)
                 )
-            conn.execute(state.upsert_sql(), (path, "slack", 1.0, 1, 0.0, None))
+            conn.execute(state.upsert_sql(), (path, "slack", 1.0, 1, 0.0, None, None))
     return conn
 
 
