@@ -1,4 +1,5 @@
-"""The in-memory keyword index: FTS5's BM25 to the row, and it follows the index."""
+"""The in-memory keyword index: it follows the index and ranks as FTS5 inside whole searches
+(its hits row for row against FTS5's: the keyword contract, tests/test_backends.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from engine.core import Engine
 from engine.embedders import create_embedder
 from engine.index.runs import reindex
 from engine.records import Person
-from engine.search import Searcher, coordination, fts, postings
+from engine.search import Searcher, fts, postings
 from engine.search.filters import Filters, chunk_filter_sql
 from engine.search.keyword_index import KeywordIndex
 from engine.settings import Settings
@@ -59,40 +60,6 @@ def assert_same_ranking(
     assert hits is not None
     expected = fts5_hits(conn, terms, k, filters, prefix, every)
     assert list(hits.top.items()) == [(seq, held) for seq, _, held in expected], terms
-
-
-def test_every_query_filter_and_prefix_ranks_as_fts5(demo_index: Settings) -> None:
-    index = KeywordIndex(demo_index.db_path)
-    conn = db.connect(demo_index.db_path, create=False)
-    checked = 0
-    for query in QUERIES:
-        terms = fts.query_terms(query)
-        for filters in FILTERS:
-            for k in (1, 10, 50):
-                assert_same_ranking(index, conn, terms, k, filters)
-                checked += 1
-        assert_same_ranking(index, conn, terms, 20, Filters(), prefix=True)
-        assert_same_ranking(index, conn, terms, 20, Filters(), require_all=True)
-    # Prefixes while typing: the last word's every continuation.
-    for typed in ("stand", "espr", "fer", "inv", "pri", "the bl", "zq"):
-        assert_same_ranking(index, conn, fts.query_terms(typed), 30, Filters(), prefix=True)
-    assert checked == len(QUERIES) * len(FILTERS) * 3 and index.loads == 1
-    index.close(), conn.close()
-
-
-def test_what_a_chunk_holds_and_the_term_weights_match_fts5(demo_index: Settings) -> None:
-    index = KeywordIndex(demo_index.db_path)
-    conn = db.connect(demo_index.db_path, create=False)
-    seqs = [r[0] for r in conn.execute("SELECT seq FROM chunks ORDER BY seq")]
-    for query in QUERIES[:8]:
-        terms = fts.query_terms(query)
-        hits = index.search(terms, 10, Filters())
-        assert hits is not None
-        # Any chunk, hit or not: the same bitmask as FTS5's row-by-row lookup.
-        assert hits.held(seqs) == coordination.held_terms(conn, terms, seqs)
-        assert hits.weights() == pytest.approx(coordination.term_weights(conn, terms))
-    assert any(v for v in hits.held(seqs).values())
-    index.close(), conn.close()
 
 
 def test_whole_searches_rank_as_the_one_shot_path(demo_index: Settings) -> None:

@@ -11,11 +11,12 @@ the IDF clamped at 1e-6, a row's length over every column), so a warm search ran
 one-shot one does, and SQLite stays the source of truth: nothing is written beside it.
 
 Like the vector cache (engine/search/vector_cache.py), one index per engine is shared by
-its Searchers on its own read connection, behind a lock, and follows the index:
-`PRAGMA data_version` is checked before each query; when it moved, the `(seq, id)` pairs
-of the chunks are compared with the rows held, rows gone or replaced are marked dead
-(they no longer count, nor score) and new rows are tokenized into a small segment. Past
-`RELOAD_SHARE` of changed rows, or on any disagreement, the postings are read anew.
+its Searchers on its own read connection, behind a lock, and follows the index through an
+`IndexMirror` (engine/search/mirror.py): `PRAGMA data_version` is checked before each
+query; when it moved, the `(seq, id)` pairs of the chunks are compared with those held,
+rows gone or replaced are marked dead (they no longer count, nor score) and new rows are
+tokenized into a small segment. Past `RELOAD_SHARE` of changed rows the postings are read
+anew; on a disagreement they are dropped until the next commit (FTS5 answers meanwhile).
 
 A term the query gives as a phrase of several tokens (`INV-2026-0417`) is not held here
 (no positions): its rows and frequencies come from FTS5 itself, a phrase query, in the
@@ -37,6 +38,15 @@ from engine.records import Person
 from engine.search import bm25, coordination, fts
 from engine.search.bm25 import K1, B
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
+from engine.search.mirror import (
+    IndexMirror,
+    Memo,
+    Pairs,
+    SeqArray,
+    chunk_pairs,
+    pairs_of,
+    people_key,
+)
 from engine.search.postings import (
     IntArray,
     PostingsError,
@@ -91,14 +101,12 @@ class _Rows:
     def __init__(self, listed: Sequence[tuple[int, str, str, str | None]]) -> None:
         self.type_codes: dict[str, int] = {}
         self.seqs = np.zeros(0, dtype=np.int64)
-        self.ids: list[str] = []
         self.types = np.zeros(0, dtype=np.int16)
         self.days = np.zeros(0, dtype=np.int32)
         self.lengths = np.zeros(0, dtype=np.int64)
         self.alive = np.zeros(0, dtype=bool)
         self.row_of = np.full(1, -1, dtype=np.int32)
         self.dead = 0  # rows marked dead since the postings were read
-        self.added = 0  # rows tokenized since then
         self._norm: npt.NDArray[np.float64] | None = None
         self._max_seq: int | None = None
         self.append(listed)
@@ -112,7 +120,6 @@ class _Rows:
         first, count = self.seqs.shape[0], len(listed)
         seqs = np.fromiter((r[0] for r in listed), dtype=np.int64, count=count)
         self.seqs = np.concatenate([self.seqs, seqs])
-        self.ids += [r[1] for r in listed]
         codes = (self.type_codes.setdefault(r[2], len(self.type_codes)) for r in listed)
         types = np.fromiter(codes, dtype=np.int16, count=count)
         self.types = np.concatenate([self.types, types])
@@ -163,15 +170,12 @@ class KeywordIndex:
         self.conn = db.connect(self.path, create=False)
         self._tokenize = tokenizer(self.conn, TOKENIZER[0], TOKENIZER[1])
         self._lock = threading.Lock()
-        self._data_version: int | None = None
-        self._failed: int | None = None  # the data version the postings could not be read at
+        self.mirror = IndexMirror(chunk_pairs, reload_share=RELOAD_SHARE)
         self._rows: _Rows | None = None
         self._vocabulary = Vocabulary()
         self._segments: list[Segment] = []
-        self._people: dict[tuple[str, ...], BoolArray] = {}
-        self._masks: dict[Filters, BoolArray] = {}
-        self.loads = 0  # full reads of the postings
-        self.updates = 0  # incremental refreshes that changed something
+        self._people: Memo[tuple[str, ...], BoolArray] = self.mirror.memo(PEOPLE_MEMO)
+        self._masks: Memo[Filters, BoolArray] = self.mirror.memo(MASK_MEMO)
 
     @classmethod
     def of(cls, settings: Settings) -> KeywordIndex:
@@ -180,6 +184,16 @@ class KeywordIndex:
     def __len__(self) -> int:
         """How many chunks the postings hold."""
         return 0 if self._rows is None else len(self._rows)
+
+    @property
+    def loads(self) -> int:
+        """Full reads of the postings so far."""
+        return self.mirror.loads
+
+    @property
+    def updates(self) -> int:
+        """Incremental refreshes that changed something."""
+        return self.mirror.updates
 
     @property
     def nbytes(self) -> int:
@@ -199,73 +213,50 @@ class KeywordIndex:
             return self._refresh()
 
     def _refresh(self) -> bool:
-        # Inside a read transaction: a first read pins the snapshot the version describes.
-        self.conn.execute(chunks.max_seq_sql()).fetchone()
-        version = int(self.conn.execute(database.data_version_sql()).fetchone()[0])
-        if version in (self._data_version, self._failed):
-            return False
-        self._people.clear()
-        self._masks.clear()
+        # Inside the caller's read transaction: the version read first pins its snapshot.
         try:
-            if self._rows is None or not self._update():
-                self._load()
+            return self.mirror.follow(self.conn, self)
         except (PostingsError, apsw.Error):
-            self._rows, self._segments, self._failed = None, [], version
+            self._rows, self._segments = None, []
             return False
-        self._data_version = version
-        return True
 
-    def _load(self) -> None:
+    def load(self) -> Pairs:
+        """The postings read anew (the mirror's `Follower`, inside its snapshot)."""
         self._rows = None
-        rows = _Rows(self.conn.execute(chunks.keyword_rows_sql()).fetchall())
+        listed = self.conn.execute(chunks.keyword_rows_sql()).fetchall()
+        rows = _Rows(listed)
         loaded = read_index(self.conn, rows.row_of, rows.seqs.shape[0])
         rows.lengths = loaded.lengths
         self._rows, self._vocabulary, self._segments = rows, loaded.vocabulary, [loaded.segment]
-        self.loads += 1
         # The pages just read (past the mmap'd head of the file) no query reads again.
         self.conn.execute(database.shrink_memory_sql())
+        return pairs_of([(r[0], r[1]) for r in listed])
 
-    def _update(self) -> bool:
-        """Apply the changes since the last refresh; False when the postings should be read
-        anew instead (too many changes)."""
+    def apply(self, gone: SeqArray, new: list[int]) -> Pairs:
+        """Mark the rows of the chunks `gone` dead, tokenize the chunks `new`."""
         rows = self._rows
         assert rows is not None
-        current = dict(self.conn.execute(chunks.seq_ids_sql()))
-        same = np.fromiter(
-            (current.get(int(s)) == i for s, i in zip(rows.seqs, rows.ids, strict=True)),
-            dtype=bool,
-            count=rows.seqs.shape[0],
-        )
-        gone = np.flatnonzero(rows.alive & ~same)
-        held = {int(s) for s in rows.seqs[rows.alive & same]}
-        new = sorted(seq for seq in current if seq not in held)
-        if not gone.shape[0] and not new:
-            return True
-        changed = rows.dead + rows.added + gone.shape[0] + len(new)
-        if changed > RELOAD_SHARE * max(1, len(rows)):
-            return False
-        rows.kill(gone)
-        self._add(rows, new)
-        self.updates += 1
-        return True
+        rows.kill(rows.row_of[gone].astype(np.int64))
+        return self._add(rows, new)
 
-    def _add(self, rows: _Rows, seqs: list[int]) -> None:
-        """Tokenize these chunks into a segment of their own (merged once there are many)."""
+    def _add(self, rows: _Rows, seqs: list[int]) -> Pairs:
+        """Tokenize these chunks into a segment of their own (merged once there are many);
+        the chunks added."""
         if not seqs:
-            return
+            return pairs_of([])
         listed = []
         for start in range(0, len(seqs), READ_BATCH):
             batch = seqs[start : start + READ_BATCH]
             listed += self.conn.execute(chunks.keyword_rows_by_seq_sql(len(batch)), batch)
         first = rows.seqs.shape[0]
         rows.append([r[:4] for r in listed])
-        rows.added += len(listed)
         texts = ((first + i, (r[4], r[5])) for i, r in enumerate(listed))
         self._segments.append(
             segment_of_texts(texts, self._vocabulary, self._tokenize, rows.lengths)
         )
         if len(self._segments) > MAX_SEGMENTS:
             self._segments = [self._segments[0], Segment.merged(self._segments[1:])]
+        return pairs_of([(r[0], r[1]) for r in listed])
 
     # -- search -----------------------------------------------------------------------------
 
@@ -341,29 +332,28 @@ class KeywordIndex:
     def _mask(self, rows: _Rows, filters: Filters) -> BoolArray:
         """The rows that pass the filters, kept until the index changes (typing with a
         filter set builds it once: a source filter's took 7.1 ms over 1M rows)."""
-        if filters not in self._masks:
+
+        def passing() -> BoolArray:
             keep = columns_mask(filters, rows.types, rows.type_codes, rows.days)
             if filters.people:
                 keep &= self._people_rows(rows, filters.people)
-            if len(self._masks) >= MASK_MEMO:
-                self._masks.clear()
-            self._masks[filters] = keep
-        return self._masks[filters]
+            return keep
+
+        return self._masks.get(filters, passing)
 
     def _people_rows(self, rows: _Rows, people: tuple[Person, ...]) -> BoolArray:
         """The rows naming these people, through the FTS index (engine/search/filters.py
         `people_match_expression`), kept until the index changes."""
-        key = tuple(sorted(n.lower() for p in people for n in p.names))
-        if key not in self._people:
+
+        def naming() -> BoolArray:
             where, params = chunk_filter_sql(Filters(people=people), people_index=True)
             named = np.zeros(rows.seqs.shape[0], dtype=bool)
             seqs = [r[0] for r in self.conn.execute(chunks.seqs_where_sql(where), params)]
             found = rows.row_of[[s for s in seqs if s < rows.row_of.shape[0]]]
             named[found[found >= 0]] = True
-            if len(self._people) >= PEOPLE_MEMO:
-                self._people.clear()
-            self._people[key] = named
-        return self._people[key]
+            return named
+
+        return self._people.get(people_key(people), naming)
 
 
 def searcher_index(

@@ -23,17 +23,17 @@ from engine.search import (
     floor,
     frecency,
     fts,
-    part_vectors,
     ranking,
     related,
     sections,
     stages,
     suggest,
 )
+from engine.search.backends import Fts5Backend, Vec0Backend
 from engine.search.compute import Compute
 from engine.search.coverage import VectorCoverage
 from engine.search.dates import DateRange
-from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
+from engine.search.filters import Filters
 from engine.search.inputs import SearchInputs, search_inputs
 from engine.search.keyword_index import KeywordIndex, searcher_index
 from engine.search.query_embedder import QueryEmbedder
@@ -46,9 +46,7 @@ from engine.search.response import (
 from engine.search.vector_cache import VectorCache, searcher_cache
 from engine.settings import Settings
 from engine.store import db
-from engine.store.sql import chunks, vec
 
-KNN_MAX = 4096
 # The relevance floor on a search whose date came from the query (search.query_dates =
 # filter): off, as for a date chip. The date is evidence the floor cannot weigh: "what did
 # I do yesterday" holds no keyword and is near no chunk, yet asks for every hit of that day
@@ -142,26 +140,18 @@ class Searcher:
             hits = self.keyword_index.search(terms, k, filters, prefix, require_all)
             if hits is not None:
                 return hits
-        return coordination.Fts5Keywords.search(self.conn, terms, k, filters, prefix, require_all)
+        return Fts5Backend(self.conn).search(terms, k, filters, prefix, require_all)
 
     def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[tuple[int, float]]:
-        """(seq, cosine) of the k chunks whose best part is nearest the query, best first."""
-        table = db.active_vec_table(self.conn)
+        """(seq, cosine) of the k chunks whose best part is nearest the query, best first:
+        from the in-memory matrix when this Searcher has one, else from vec0
+        (engine/search/backends.py)."""
+        if self.vector_cache is None:
+            return Vec0Backend(self.conn).knn(qvec, k, filters)
+        table = db.active_vec_table(self.conn)  # in this Searcher's snapshot
         if not table or not db.table_exists(self.conn, table):
             return []
-        if self.vector_cache is not None:
-            return self.vector_cache.knn(qvec, k, filters, self.exact_vectors)
-        if filters.people:
-            # People are not vec0 metadata: score the filtered chunks exactly instead, found
-            # through the FTS index (a phrase per name), not by reading every chunk's text.
-            where, params = chunk_filter_sql(filters, people_index=True)
-            rows = self.conn.execute(chunks.embedded_where_sql(where), params)
-            return part_vectors.best_chunks(rows, qvec, k)
-        where, params = vec_filter_sql(filters)
-        fetch = min(k * part_vectors.FANOUT, KNN_MAX)
-        blob = qvec.astype(np.float32).tobytes()
-        rows = self.conn.execute(vec.knn_sql(table, where), (blob, fetch, *params))
-        return part_vectors.chunk_hits(rows, k)
+        return self.vector_cache.knn(qvec, k, filters, self.exact_vectors)
 
     # -- pipeline ---------------------------------------------------------------------------
 

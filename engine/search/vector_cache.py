@@ -8,13 +8,12 @@ scan. sqlite-vec stays the store, the path of one-shot processes and of the pers
 
 One cache per engine (`engine.core.Engine`) is shared by its Searchers (the desktop runs one
 per reader thread), on its own read connection, behind a lock; a Searcher made on its own
-may hold a private one. It follows the index:
-`PRAGMA data_version` (per connection; changes when another connection commits) is the
-cheap check made before each query; when it moved, the cache compares the `(seq, id)` pairs
-of the embedded chunks (read from the covering index on `chunks.id`) with what it holds,
-drops the rows gone or replaced, and reads only the new rows' vectors. A change of the
-active embedder (a swap) reloads everything. Its snapshot may be a commit apart from the
-Searcher's: a hit the Searcher's snapshot does not hold is dropped by the pipeline.
+may hold a private one. It follows the index through an `IndexMirror`
+(engine/search/mirror.py): `PRAGMA data_version` is the cheap check made before each query;
+when it moved, the `(seq, id)` pairs of the embedded chunks are compared with those held,
+the rows gone or replaced are dropped, and only the new rows' vectors are read. A change
+of the active embedder (a swap) reloads everything. Its snapshot may be a commit apart from
+the Searcher's: a hit the Searcher's snapshot does not hold is dropped by the pipeline.
 
 Filters are boolean masks over the scores (source type and day from the matrix's own
 columns; people as the set of chunks that name them, found through the FTS index), so a
@@ -37,12 +36,21 @@ import itertools
 import threading
 from pathlib import Path
 
+import apsw
 import numpy as np
 import numpy.typing as npt
 
 from engine.records import Person
 from engine.search.compute import Compute
 from engine.search.filters import Filters, chunk_filter_sql, columns_mask
+from engine.search.mirror import (
+    IndexMirror,
+    Memo,
+    Pairs,
+    embedded_pairs,
+    pairs_of,
+    people_key,
+)
 from engine.search.quantized import (
     Codes,
     Layout,
@@ -87,19 +95,15 @@ class VectorCache:
         self._codes: Codes | None = None  # the quantized copy, built on first use
         self.conn = db.connect(self.path, create=False)
         self._lock = threading.Lock()
-        self._data_version: int | None = None
-        self._embedder: str | None = None
+        self.mirror = IndexMirror(embedded_pairs, active_embedder)
         self.matrix: FloatArray = np.zeros((0, 0), dtype=np.float32)
         self.seqs = np.zeros(0, dtype=np.int64)
-        self.ids: list[str] = []
         self.types = np.zeros(0, dtype=np.int16)
         self.days = np.zeros(0, dtype=np.int32)
         self.type_codes: dict[str, int] = {}
-        self._people: dict[tuple[str, ...], SeqArray] = {}
-        self._selections: dict[Filters, Selection] = {}
+        self._people: Memo[tuple[str, ...], SeqArray] = self.mirror.memo(PEOPLE_MEMO)
+        self._selections: Memo[Filters, Selection] = self.mirror.memo(SELECTION_MEMO)
         self._layout: Layout | None = None  # where each chunk's rows lie
-        self.loads = 0  # full loads
-        self.updates = 0  # incremental refreshes that changed something
 
     @classmethod
     def of(cls, settings: Settings, compute: Compute | None = None) -> VectorCache:
@@ -110,6 +114,16 @@ class VectorCache:
     def __len__(self) -> int:
         """How many chunks the matrix holds."""
         return int(self.starts.shape[0])
+
+    @property
+    def loads(self) -> int:
+        """Full loads so far."""
+        return self.mirror.loads
+
+    @property
+    def updates(self) -> int:
+        """Incremental refreshes that changed something."""
+        return self.mirror.updates
 
     @property
     def starts(self) -> SeqArray:
@@ -141,54 +155,20 @@ class VectorCache:
             return self._refresh()
 
     def _refresh(self) -> bool:
-        version = int(self.conn.execute(database.data_version_sql()).fetchone()[0])
-        if version == self._data_version:
-            return False
-        self._data_version = version
-        self._people.clear()
-        self._selections.clear()
-        with db.read_snapshot(self.conn):
-            embedder = db.get_meta(self.conn, "embedder")
-            if embedder != self._embedder or not len(self):
-                self._embedder = embedder
-                self._load_all()
-                self.loads += 1
-                return True
-            return self._update()
+        return self.mirror.follow(self.conn, self)
 
-    def _embedded_ids(self) -> dict[int, str]:
-        # A scan of the covering index on `id` (seq is its rowid): no vector is read.
-        ids = dict(self.conn.execute(chunks.seq_ids_sql()))
-        for (seq,) in self.conn.execute(chunks.unembedded_seqs_sql()):
-            ids.pop(seq, None)
-        return ids
-
-    def _update(self) -> bool:
-        current = self._embedded_ids()
-        keep = np.fromiter(
-            (current.get(int(s)) == i for s, i in zip(self.seqs, self.ids, strict=True)),
-            dtype=bool,
-            count=self.seqs.shape[0],
-        )
-        held = {int(s) for s in self.seqs[keep]}
-        new = sorted(seq for seq in current if seq not in held)
-        if keep.all() and not new:
-            return False
+    def apply(self, gone: SeqArray, new: list[int]) -> Pairs:
+        """Drop the parts of the chunks `gone`, append those of the chunks `new`."""
+        if gone.shape[0]:
+            keep = ~np.isin(self.seqs, gone)
+            self.matrix, self.seqs = self.matrix[keep], self.seqs[keep]
+            self.types, self.days = self.types[keep], self.days[keep]
+            self._layout = None
+            if self._codes is not None:
+                self._codes = self._codes.kept(keep)
         rows = self._read_rows(new)
-        self.matrix, self.seqs, self.types, self.days = (
-            self.matrix[keep],
-            self.seqs[keep],
-            self.types[keep],
-            self.days[keep],
-        )
-        self.ids = [i for i, k in zip(self.ids, keep, strict=True) if k]
-        self._layout = None
-        if self._codes is not None:
-            self._codes = self._codes.kept(keep)
-        if rows:
-            self._append(rows)
-        self.updates += 1
-        return True
+        self._append(rows)
+        return pairs_of([(r[0], r[1]) for r in rows])
 
     def _read_rows(self, seqs: list[int] | None) -> list[tuple[int, str, bytes, str, str | None]]:
         rows: list[tuple[int, str, bytes, str, str | None]] = []
@@ -204,21 +184,23 @@ class VectorCache:
         """Hold nothing (before a full load)."""
         self.matrix = np.zeros((0, 0), dtype=np.float32)
         self.seqs = np.zeros(0, dtype=np.int64)
-        self.ids, self.type_codes = [], {}
+        self.type_codes = {}
         self.types = np.zeros(0, dtype=np.int16)
         self.days = np.zeros(0, dtype=np.int32)
         self._codes, self._layout = None, None
 
-    def _load_all(self) -> None:
-        """Every embedded chunk's parts, streamed into a matrix made once at its final size
-        (read whole, joined, then copied, 1.9M parts' blobs took the RSS to 6.9 GB for a
-        2.9 GB matrix; docs/benchmarks.md, "Speed at 100k and 1M")."""
+    def load(self) -> Pairs:
+        """Every embedded chunk's parts anew (the mirror's `Follower`, inside its snapshot),
+        streamed into a matrix made once at its final size (read whole, joined, then copied,
+        1.9M parts' blobs took the RSS to 6.9 GB for a 2.9 GB matrix; docs/benchmarks.md,
+        "Speed at 100k and 1M"); the chunks held."""
         self._reset()
         dim = int(db.get_meta(self.conn, "dimension") or 0)
         size = int(self.conn.execute(chunks.embedded_bytes_sql()).fetchone()[0])
         if not dim or not size:
-            self._append(self._read_rows(None))
-            return
+            rows = self._read_rows(None)
+            self._append(rows)
+            return pairs_of([(r[0], r[1]) for r in rows])
         matrix = np.empty((size // (4 * dim), dim), dtype=np.float32)
         listed: list[tuple[int, str, int, str, str | None]] = []
         filled = 0
@@ -228,22 +210,22 @@ class VectorCache:
             matrix[filled : filled + block.shape[0] // dim] = block.reshape(-1, dim)
             filled += block.shape[0] // dim
             listed += [(r[0], r[1], len(r[2]), r[3], r[4]) for r in batch]
-        self.seqs, self.types, self.days, self.ids = self._columns(listed, dim)
+        self.seqs, self.types, self.days = self._columns(listed, dim)
         self.matrix = matrix[:filled]
         self.conn.execute(database.shrink_memory_sql())  # no query reads those pages again
+        return pairs_of([(r[0], r[1]) for r in listed])
 
     def _columns(
         self, rows: list[tuple[int, str, int, str, str | None]], dim: int
-    ) -> tuple[SeqArray, npt.NDArray[np.int16], npt.NDArray[np.int32], list[str]]:
-        """Per part: seq, type code, day and id, from (seq, id, blob size, type, date) rows."""
+    ) -> tuple[SeqArray, npt.NDArray[np.int16], npt.NDArray[np.int32]]:
+        """Per part: seq, type code and day, from (seq, id, blob size, type, date) rows."""
         counts = np.fromiter((r[2] // (4 * dim) for r in rows), dtype=np.int64, count=len(rows))
         codes = (self.type_codes.setdefault(r[3], len(self.type_codes)) for r in rows)
         types = np.repeat(np.fromiter(codes, dtype=np.int16, count=len(rows)), counts)
         days = (db.day_number(r[4]) for r in rows)
         days_array = np.repeat(np.fromiter(days, dtype=np.int32, count=len(rows)), counts)
         seqs = np.repeat(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), counts)
-        ids = [r[1] for r, n in zip(rows, counts, strict=True) for _ in range(n)]
-        return seqs, types, days_array, ids
+        return seqs, types, days_array
 
     def _append(self, rows: list[tuple[int, str, bytes, str, str | None]]) -> None:
         if not rows:
@@ -251,7 +233,7 @@ class VectorCache:
         dim = int(db.get_meta(self.conn, "dimension") or 0) or len(rows[0][2]) // 4
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
         listed = [(r[0], r[1], len(r[2]), r[3], r[4]) for r in rows]
-        seqs, types, days, ids = self._columns(listed, dim)
+        seqs, types, days = self._columns(listed, dim)
         self._layout = None
         if self.seqs.shape[0] and self.matrix.shape[1] == dim:
             if self._codes is not None:
@@ -263,7 +245,6 @@ class VectorCache:
         else:
             self._codes = None
             self.matrix, self.seqs, self.types, self.days = matrix.copy(), seqs, types, days
-        self.ids += ids
 
     # -- search -----------------------------------------------------------------------------
 
@@ -276,16 +257,12 @@ class VectorCache:
             return self._people_seqs(people)
 
     def _people_seqs(self, people: tuple[Person, ...]) -> SeqArray:
-        key = tuple(sorted(n.lower() for p in people for n in p.names))
-        if key not in self._people:
+        def named() -> SeqArray:
             where, params = chunk_filter_sql(Filters(people=people), people_index=True)
-            if len(self._people) >= PEOPLE_MEMO:
-                self._people.clear()
-            self._people[key] = np.fromiter(
-                (r[0] for r in self.conn.execute(chunks.embedded_seqs_where_sql(where), params)),
-                dtype=np.int64,
-            )
-        return self._people[key]
+            found = self.conn.execute(chunks.embedded_seqs_where_sql(where), params)
+            return np.fromiter((r[0] for r in found), dtype=np.int64)
+
+        return self._people.get(people_key(people), named)
 
     def _selection(self, filters: Filters | None) -> Selection | None:
         """The chunks that pass the filters (None when nothing filters), kept until the
@@ -293,16 +270,16 @@ class VectorCache:
         (a source filter's mask over 1.9M parts took 12.9 ms)."""
         if filters is None or filters.empty:
             return None
-        if filters not in self._selections:
+
+        def selected() -> Selection:
             starts = self.starts
             keep = columns_mask(filters, self.types[starts], self.type_codes, self.days[starts])
             if filters.people:
                 people = self._people_seqs(filters.people)
                 keep &= np.isin(self.seqs[starts], people, assume_unique=True)
-            if len(self._selections) >= SELECTION_MEMO:
-                self._selections.clear()
-            self._selections[filters] = Selection(self.layout, keep)
-        return self._selections[filters]
+            return Selection(self.layout, keep)
+
+        return self._selections.get(filters, selected)
 
     def knn(
         self, query: FloatArray, k: int, filters: Filters | None = None, exact: bool = False
@@ -333,6 +310,11 @@ class VectorCache:
         elif self._codes is None:
             self._codes = build_codes(scan, self.matrix)
         return self._codes
+
+
+def active_embedder(conn: apsw.Connection) -> str | None:
+    """The key the matrix is read under: a swap of the active embedder reloads it."""
+    return db.get_meta(conn, "embedder")
 
 
 def searcher_cache(
