@@ -113,6 +113,10 @@ def _wait(condition: Callable[[], bool]) -> bool:
 def test_a_key_only_in_the_clients_environment_is_answered_one_shot(
     run_env: dict[str, str], layer: list[str]
 ) -> None:
+    config = Path(layer[5])  # the HTTP re-ranker, at a port where nothing listens
+    config.write_text(
+        config.read_text() + '[rerank]\nbackend = "http"\nbase_url = "http://127.0.0.1:9/rerank"\n'
+    )
     settings = cli_settings([layer[1]], layer[3], layer[5])
     keyed = {**run_env, "MEMEX_RERANK_API_KEY": "sk-client-only-secret"}
     assert identity(settings, keyed) != identity(settings, run_env)
@@ -127,6 +131,22 @@ def test_a_key_only_in_the_clients_environment_is_answered_one_shot(
     finally:
         ours.close()
         engine.close()
+
+
+def test_only_the_variables_this_search_reads_change_its_identity(
+    settings_factory: Callable[..., Settings],
+) -> None:
+    """With the local embedder and no re-ranker nothing goes over the network: a proxy or
+    an API key set only in the client's shell is no reason to decline; TZ still is."""
+    local = settings_factory()
+    base = {"HOME": "/home/me"}
+    for name, value in [("https_proxy", "http://proxy:3128"), ("OPENAI_API_KEY", "sk-x")]:
+        assert identity(local, {**base, name: value}) == identity(local, base)
+    assert identity(local, {**base, "TZ": "Asia/Tokyo"}) != identity(local, base)
+    remote = settings_factory(rerank__backend="http")
+    for name in ("https_proxy", "MEMEX_RERANK_API_KEY"):
+        assert identity(remote, {**base, name: "v"}) != identity(remote, base)
+    assert identity(remote, {**base, "OPENAI_API_KEY": "sk-x"}) == identity(remote, base)
 
 
 def test_a_tcp_server_without_the_token_is_sent_no_query(

@@ -3,12 +3,13 @@
 The socket is named by the index file's resolved path; the identity, checked in every
 request, is a hash of everything a search's output depends on: every setting's value except
 the watcher's, the desktop's and maintenance's (`IGNORED`), the routes, the index file and
-roots as resolved paths, the fixed clock of tests, and the environment variables a search
-reads besides the settings (`ANSWER_ENV`: TZ, since dates in queries are read on the local
-clock; the API keys of the embedder and the re-ranker; the proxy and certificate variables
-their HTTP clients obey). A config file edited after the server started, another `--root`,
-`MEMEX_DB` or `--config`, another embedder, a key set in the client's shell but not in the
-server's: another identity, so the server declines and the one-shot path answers.
+roots as resolved paths, the fixed clock of tests, and the environment variables this
+search reads besides the settings (`answer_env`: TZ, since dates in queries are read on the
+local clock; with the OpenAI-compatible embedder or the HTTP re-ranker, their API keys and
+the proxy and certificate variables their HTTP calls obey). A config file edited after the
+server started, another `--root`, `MEMEX_DB` or `--config`, another embedder, a re-rank key
+set in the client's shell but not in the server's: another identity, so the server declines
+and the one-shot path answers.
 
 The variables enter as hashes, never as values, and the identity is one digest of all
 of it: what a client sends reveals no key, and it is sent only to a process of the same user.
@@ -26,18 +27,15 @@ from typing import Any
 from engine.settings import Settings, load_settings
 
 IGNORED = ("watch.", "desktop.", "maintenance.")  # read by no search
-ANSWER_ENV = (
-    "TZ",
-    "OPENAI_API_KEY",
-    "OPENAI_ORG_ID",
-    "OPENAI_PROJECT_ID",
-    "MEMEX_RERANK_API_KEY",
-    "PYTHON_KEYRING_BACKEND",
+NETWORK_ENV = (
     *("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"),
     *("http_proxy", "https_proxy", "all_proxy", "no_proxy"),
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
 )
+EMBEDDER_ENV = ("OPENAI_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "PYTHON_KEYRING_BACKEND")
+RERANK_ENV = ("MEMEX_RERANK_API_KEY",)
+ANSWER_ENV = ("TZ", *EMBEDDER_ENV, *RERANK_ENV, *NETWORK_ENV)  # every variable that may count
 RESOLVED = ("db", "roots")  # compared as resolved paths: `~/x.db` and `/home/me/x.db` agree
 
 
@@ -53,17 +51,32 @@ def identity(settings: Settings, env: Mapping[str, str]) -> str:
         "db": str(settings.db_path.resolve()),
         "roots": [str(r) for r in settings.roots],
         "now": settings.now,
-        "env": environment_digest(env),
+        "env": environment_digest(env, answer_env(settings)),
     }
     text = json.dumps(payload, sort_keys=True, default=_text, ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def environment_digest(env: Mapping[str, str]) -> dict[str, str]:
-    """Each set `ANSWER_ENV` variable's hash (a key's value never leaves as itself)."""
+def answer_env(settings: Settings) -> tuple[str, ...]:
+    """The variables that can change this search's answer: TZ always; the embedder's key
+    and the proxies only with the OpenAI-compatible embedder, the re-ranker's with the
+    HTTP re-ranker. A proxy set in the shell but not in the app's session is no reason to
+    decline a search that sends nothing over the network."""
+    remote_embedder = settings.embedder.name == "openai"
+    remote_rerank = settings.rerank.backend == "http"
+    return (
+        "TZ",
+        *(EMBEDDER_ENV if remote_embedder else ()),
+        *(RERANK_ENV if remote_rerank else ()),
+        *(NETWORK_ENV if remote_embedder or remote_rerank else ()),
+    )
+
+
+def environment_digest(env: Mapping[str, str], names: Sequence[str] = ANSWER_ENV) -> dict[str, str]:
+    """Each set variable's hash (a key's value never leaves as itself)."""
     return {
         name: hashlib.sha256(f"memex-warm-env\0{name}\0{env[name]}".encode()).hexdigest()
-        for name in ANSWER_ENV
+        for name in names
         if env.get(name)
     }
 
