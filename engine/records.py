@@ -37,8 +37,42 @@ class Chunk:
 
 
 @dataclass(frozen=True)
+class Mention:
+    """A person as one file names them: what the people directory is built from.
+
+    An extractor reports one per person it meets (an author, a recipient, a vCard); the
+    indexer sums equal mentions of one file (`count`, the span `first`..`last`) and keeps
+    them with the file, so a changed file replaces only its own."""
+
+    name: str = ""
+    aliases: tuple[str, ...] = ()  # other names this file gives them (a display name, a nickname)
+    emails: tuple[str, ...] = ()
+    phones: tuple[str, ...] = ()  # as written; engine.people normalises them
+    handles: tuple[str, ...] = ()  # "<service>:<id>": "slack:U024BE7LH", "telegram:user123"
+    org: str = ""  # the organisation or workspace a name is unique within (a Slack team)
+    role: str = "author"  # author | recipient | speaker | attendee | organiser | contact | note
+    count: int = 1  # messages or chunks of this file that this mention stands for
+    first: str | None = None  # ISO date or datetime of the first and last of them
+    last: str | None = None
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        """What makes two mentions of one file the same mention."""
+        return (
+            self.name,
+            self.aliases,
+            self.emails,
+            self.phones,
+            self.handles,
+            self.org,
+            self.role,
+        )
+
+
+@dataclass(frozen=True)
 class Person:
-    """A known person from profile/relationships.json."""
+    """A known person: from the people directory (built from the data) and the curated
+    people file (`profile/relationships.json`)."""
 
     name: str
     slug: str
@@ -64,6 +98,20 @@ class Person:
             "interests": list(self.interests),
             "milestones": [{"date": d, "event": e} for d, e in self.milestones],
         }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Person:
+        """The person `as_dict` wrote."""
+        return cls(
+            name=str(raw["name"]),
+            slug=str(raw["slug"]),
+            aliases=tuple(raw.get("aliases") or ()),
+            relationship=str(raw.get("relationship") or ""),
+            context=str(raw.get("context") or ""),
+            notes=tuple(raw.get("notes") or ()),
+            interests=tuple(raw.get("interests") or ()),
+            milestones=tuple((m["date"], m["event"]) for m in raw.get("milestones") or ()),
+        )
 
 
 @dataclass(frozen=True)

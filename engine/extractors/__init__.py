@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Protocol, TypeVar, cast
 
-from engine.records import Draft
+from engine.records import Draft, Mention
 
 T = TypeVar("T")
 
@@ -31,6 +31,8 @@ class Extraction:
     problems: list[str] = field(default_factory=list)
     # Harmless, nothing was lost (an unknown charset read as UTF-8/cp1252): not an error.
     notes: list[str] = field(default_factory=list)
+    # The people the file names, with what it says of them (engine.records.Mention).
+    mentions: list[Mention] = field(default_factory=list)
 
 
 @dataclass(frozen=True, eq=False)
