@@ -3,14 +3,19 @@ first few KB and its siblings (`engine.extractors.recognisers`), and the folders
 home folder never enters (`exclude_folders`).
 
 Reading costs I/O, so a file is read only when its name ends as some recogniser's files do
-(`SUFFIXES`), it is no larger than `max_file_bytes`, and its type is not already known from
-an earlier run with the same mtime and size; then at most `HEAD_BYTES` of it are read.
+(`SUFFIXES`), it is no larger than `max_file_bytes`, and neither its type nor a verdict that
+it is of no known format (`Verdict`) is known from an earlier run with the same mtime and
+size; then at most `HEAD_BYTES` of it are read. A verdict also keeps the folders whose
+listing the recognisers consulted (a Slack day file without `users.json` beside its channel
+folder), so a file arriving beside it gets the file read again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -20,7 +25,9 @@ import apsw
 from engine.extractors.recognisers import CONTENT_TYPES, SUFFIXES
 from engine.extractors.sniffing import HEAD_BYTES, Recogniser
 from engine.settings import Settings
+from engine.store import db
 from engine.store.sql import state as state_sql
+from engine.store.sql import verdicts as verdicts_sql
 
 # path → (mtime, size, source type) of the files an earlier run indexed
 KnownTypes = Mapping[str, tuple[float, int, str]]
@@ -36,14 +43,79 @@ class Skipped:
     ignored: int = 0  # files a route ignores (`source_type = "ignore"`, `enabled = false`)
     excluded: int = 0  # folders not entered (`exclude_folders`, virtualenvs)
     excluded_names: dict[str, int] = field(default_factory=dict)  # the rule → folders
+    read_files: int = 0  # files whose head was read to recognise them
+    read_bytes: int = 0  # bytes read to recognise files
 
     def add(self, other: Skipped) -> None:
         self.unknown += other.unknown
+        self.read_files += other.read_files
+        self.read_bytes += other.read_bytes
         self.too_large += other.too_large
         self.ignored += other.ignored
         self.excluded += other.excluded
         for rule, count in other.excluded_names.items():
             self.excluded_names[rule] = self.excluded_names.get(rule, 0) + count
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A file the recognisers read and did not claim, as it was then: unchanged, and with
+    the folders they consulted unchanged, it is not read again."""
+
+    path: str
+    mtime: float
+    size: int
+    folders: tuple[tuple[str, float], ...] = ()  # (folder, its mtime) the check looked in
+
+
+def verdict_signature(settings: Settings) -> str:
+    """What a verdict holds under: the recognisers (their types, names and tests' code) and
+    the types they may claim; a Memex that recognises anything more reads the files again."""
+    h = hashlib.sha256(str(HEAD_BYTES).encode())
+    for name, recogniser in CONTENT_TYPES:
+        code = getattr(recogniser.test, "__code__", None)
+        h.update(repr((name, recogniser.suffixes, recogniser.reads_head)).encode())
+        h.update(code.co_code if code is not None else repr(recogniser.test).encode())
+    disabled = sorted(settings.desktop.disabled_types)
+    h.update(json.dumps([disabled, settings.discovery.recognise_by_content]).encode())
+    return h.hexdigest()[:16]
+
+
+def load_verdicts(conn: apsw.Connection, settings: Settings) -> dict[str, Verdict]:
+    """The verdicts stored under this Memex's recognisers; none when there is no table."""
+    if conn.execute(verdicts_sql.exists_sql()).fetchone() is None:
+        return {}
+    rows = conn.execute(verdicts_sql.select_sql(), (verdict_signature(settings),))
+    return {
+        path: Verdict(path, mtime, size, tuple((f, m) for f, m in json.loads(folders)))
+        for path, mtime, size, folders in rows
+    }
+
+
+def save_verdicts(
+    conn: apsw.Connection,
+    settings: Settings,
+    before: Mapping[str, Verdict],
+    seen: Iterable[Verdict],
+    gone: Iterable[str] = (),
+) -> int:
+    """Store what changed since `before`: the verdicts new or changed in this walk and the
+    paths `gone` (a complete walk's files no longer unknown or no longer there). Returns
+    how many rows were written or deleted; nothing is written when nothing changed."""
+    fresh = [v for v in seen if before.get(v.path) != v]
+    gone = [path for path in gone if path in before]
+    if not fresh and not gone:
+        return 0
+    signature = verdict_signature(settings)
+    with db.transaction(conn):
+        conn.execute(verdicts_sql.create_table_sql())
+        conn.execute(verdicts_sql.delete_other_signatures_sql(), (signature,))
+        conn.executemany(verdicts_sql.delete_sql(), [(path,) for path in gone])
+        conn.executemany(
+            verdicts_sql.upsert_sql(),
+            [(v.path, v.mtime, v.size, json.dumps(v.folders), signature) for v in fresh],
+        )
+    return len(fresh) + len(gone)
 
 
 def known_types(conn: apsw.Connection) -> dict[str, tuple[float, int, str]]:
@@ -103,31 +175,53 @@ def read_head(path: Path) -> bytes:
 
 class SiblingCache:
     """Whether files exist beside a file, each checked once per walk (a Slack export's
-    hundreds of day files ask about the same `../users.json`)."""
+    hundreds of day files ask about the same `../users.json`), and the mtimes of the
+    folders such checks looked in."""
 
     def __init__(self) -> None:
         self._seen: dict[str, bool] = {}
+        self._mtimes: dict[str, float] = {}
 
-    def check(self, folder: Path) -> Callable[[str], bool]:
+    def check(self, folder: Path, consulted: set[str] | None = None) -> Callable[[str], bool]:
+        """The check of files beside a file in `folder`; the folders it looks in are added
+        to `consulted`."""
+
         def exists(relative: str) -> bool:
             target = os.path.normpath(folder / relative)
+            if consulted is not None:
+                consulted.add(os.path.dirname(target))
             if target not in self._seen:
                 self._seen[target] = os.path.isfile(target)
             return self._seen[target]
 
         return exists
 
+    def folder_mtime(self, folder: str) -> float:
+        """A folder's mtime (changed by a file added or removed in it); -1 when gone."""
+        if folder not in self._mtimes:
+            try:
+                self._mtimes[folder] = os.stat(folder).st_mtime
+            except OSError:
+                self._mtimes[folder] = -1.0
+        return self._mtimes[folder]
+
+    def unchanged(self, folders: Iterable[tuple[str, float]]) -> bool:
+        return all(self.folder_mtime(folder) == mtime for folder, mtime in folders)
+
 
 def recognise_file(
-    path: Path, size: int, pairs: Sequence[tuple[str, Recogniser]], siblings: SiblingCache
-) -> str | None:
-    """The first of these types whose recogniser claims the file, or None."""
+    path: Path, pairs: Sequence[tuple[str, Recogniser]], siblings: SiblingCache
+) -> tuple[str | None, int, tuple[tuple[str, float], ...]]:
+    """The first of these types whose recogniser claims the file, or None; the bytes read;
+    the folders (with their mtimes) whose listing the recognisers consulted."""
     head = read_head(path) if any(r.reads_head for _, r in pairs) else b""
-    exists = siblings.check(path.parent)
-    for source_type, recogniser in pairs:
-        if recogniser.test(path.name, head, exists):
-            return source_type
-    return None
+    consulted: set[str] = set()
+    exists = siblings.check(path.parent, consulted)
+    found = next(
+        (kind for kind, recogniser in pairs if recogniser.test(path.name, head, exists)), None
+    )
+    folders = tuple((folder, siblings.folder_mtime(folder)) for folder in sorted(consulted))
+    return found, len(head), folders
 
 
 @dataclass
@@ -137,8 +231,10 @@ class Sniffer:
 
     settings: Settings
     known: KnownTypes = field(default_factory=dict)
+    unknown: Mapping[str, Verdict] = field(default_factory=dict)  # earlier runs' verdicts
     skipped: Skipped = field(default_factory=Skipped)
     siblings: SiblingCache = field(default_factory=SiblingCache)
+    verdicts: list[Verdict] = field(default_factory=list)  # this walk's, reused or new
 
     @property
     def enabled(self) -> bool:
@@ -167,7 +263,18 @@ class Sniffer:
         known = self.known.get(str(path))
         if known is not None and known[:2] == (mtime, size) and _among(known[2], pairs):
             return known[2]
-        found = recognise_file(path, size, pairs, self.siblings)
-        if found is None:
-            self.skipped.unknown += 1
-        return found
+        verdict = self.unknown.get(str(path))
+        if (
+            verdict is None
+            or (verdict.mtime, verdict.size) != (mtime, size)
+            or not (self.siblings.unchanged(verdict.folders))
+        ):
+            found, read, folders = recognise_file(path, pairs, self.siblings)
+            self.skipped.read_files += 1
+            self.skipped.read_bytes += read
+            if found is not None:
+                return found
+            verdict = Verdict(str(path), mtime, size, folders)
+        self.skipped.unknown += 1
+        self.verdicts.append(verdict)
+        return None

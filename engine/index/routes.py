@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import re
 import stat as stat_mode
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.index.files import is_under, link_allowed
-from engine.index.recognise import KnownTypes, Skipped, Sniffer
+from engine.index.recognise import KnownTypes, Skipped, Sniffer, Verdict
 from engine.settings import Route, Settings
 from engine.sources import SOURCE_TYPES
 
@@ -166,6 +166,7 @@ class Discovery:
     unreadable_folders: tuple[Path, ...] = ()
     empty_roots: tuple[Path, ...] = ()  # listed, but with nothing at all in them
     skipped: Skipped = field(default_factory=Skipped)  # what the walk left out, and why
+    verdicts: tuple[Verdict, ...] = ()  # the files it read, or knew, to be of no known format
 
     def may_delete(self, known: str) -> bool:
         """Whether an indexed file the walk did not see is gone, rather than unseen."""
@@ -336,11 +337,16 @@ def _found(
     return Found(path, root, relative, recognised, stat.st_mtime, stat.st_size, True)
 
 
-def scan(settings: Settings, known: KnownTypes | None = None) -> Discovery:
+def scan(
+    settings: Settings,
+    known: KnownTypes | None = None,
+    unknown: Mapping[str, Verdict] | None = None,
+) -> Discovery:
     """Walk every root: the routed and recognised files, the roots and folders that could
-    not be listed, and what was left out. `known`: the types earlier runs found, so that an
-    unchanged file is not read again to recognise it."""
-    sniffer = Sniffer(settings, known or {})
+    not be listed, and what was left out. `known`: the types earlier runs found, and
+    `unknown` the files they found of no known format, so that an unchanged file is not
+    read again to recognise it."""
+    sniffer = Sniffer(settings, known or {}, unknown or {})
     found: list[Found] = []
     listed: list[Path] = []
     unlisted: list[UnlistedRoot] = []
@@ -363,6 +369,7 @@ def scan(settings: Settings, known: KnownTypes | None = None) -> Discovery:
         tuple(unreadable),
         tuple(empty),
         sniffer.skipped,
+        tuple(sniffer.verdicts),
     )
 
 

@@ -26,7 +26,7 @@ from engine.index.embedding import pending_vectors
 from engine.index.indexer import Action, FileOutcome, Indexer, NullReporter, Reporter, RunCounts
 from engine.index.locks import WAITING_FOR_LOCK, Notify, holding_writer_lock
 from engine.index.locks import writer_lock as writer_lock  # where callers have imported it
-from engine.index.recognise import known_types
+from engine.index.recognise import known_types, load_verdicts, save_verdicts
 from engine.index.routes import Discovery, Found, UnlistedRoot, classify, scan, unlisted_roots_at
 from engine.records import IndexStats
 from engine.settings import Settings, load_settings
@@ -179,7 +179,10 @@ def index_paths(
     given = [Path(raw).absolute() for raw in paths]
     for path in given:
         if path.is_dir():
-            walked = walked or scan(settings, known_types(conn))  # one walk for a batch
+            if walked is None:  # one walk for a batch
+                before = load_verdicts(conn, settings)
+                walked = scan(settings, known_types(conn), before)
+                save_verdicts(conn, settings, before, walked.verdicts)
             folder = path.resolve()
             found = [f for f in walked.found if folder in f.path.parents]
             on_disk = {str(f.path) for f in found}
@@ -213,7 +216,13 @@ def reconcile(
     kept, and that root or folder is reported as an error (`routes.Discovery.unseen`).
     """
     started = time.perf_counter()
-    discovery = scan(indexer.settings, known_types(indexer.conn))  # no unchanged file re-read
+    settings, conn = indexer.settings, indexer.conn
+    before = load_verdicts(conn, settings)
+    # No unchanged file is read again (`--full`: every file no route claims is).
+    discovery = scan(settings, known_types(conn), {} if force else before)
+    unknown = {v.path for v in discovery.verdicts}
+    stale = [p for p in before if p not in unknown and discovery.may_delete(p)]
+    save_verdicts(conn, settings, before, discovery.verdicts, stale)
     indexer.run.add_time("discover", started)
     on_disk = {str(f.path) for f in discovery.found}
     known = [r[0] for r in indexer.conn.execute(state_sql.files_sql())]
