@@ -67,6 +67,9 @@ def _identity(name: str, label: str, route: str) -> SourceType:
 
 
 _MEETINGS = "data/meetings/processed/"
+# Where Instagram's threads lie: its download folder (`instagram-<user>-<date>-…`), the
+# current layout's `your_instagram_activity/`, and the seed layout's folder.
+_INSTAGRAM = ("**/instagram-*", "**/your_instagram_activity", "data/instagram")
 _ENTITIES = "memory/entities/"
 
 # In route order: a path takes the first route that matches it.
@@ -170,6 +173,41 @@ SOURCE_TYPES: tuple[SourceType, ...] = (
         obsidian_syntax=False,  # `[[` and `%%` are code there
     ),
     replace(_document("note", "Note", ("notes/**/*.md",), 60), recogniser="markdown"),
+    SourceType("contact", "Contacts", "vcard", 730, ("data/contacts/*.vcf",), recogniser="vcard"),
+    SourceType("calendar", "Calendar", "ical", 60, ("data/calendar/*.ics",), recogniser="ical"),
+    _chat("discord", "Discord", ("data/discord/**/*.json",), recogniser="discord"),
+    # Instagram's threads have Messenger's shape: known by the folders of its download.
+    SourceType(
+        "instagram",
+        "Instagram",
+        "meta_messages",
+        35,
+        tuple(f"{top}/messages/inbox/*/message_*.json" for top in _INSTAGRAM),
+    ),
+    SourceType(
+        "messenger",
+        "Messenger",
+        "meta_messages",
+        35,
+        ("data/messenger/**/message_*.json",),
+        recogniser="meta_messages",
+    ),
+    _chat(
+        "google_chat",
+        "Google Chat",
+        ("data/google_chat/**/messages.json",),
+        "group_info.json",
+        recogniser="google_chat",
+    ),
+    SourceType(
+        "document",
+        "Document",
+        "documents",
+        365,
+        tuple(f"data/documents/**/*.{ext}" for ext in ("pdf", "docx", "html", "txt")),
+        groups_sections=True,
+        recogniser="documents",
+    ),
 )
 
 SOURCE_TYPES_BY_NAME: dict[str, SourceType] = {t.name: t for t in SOURCE_TYPES}

@@ -7,7 +7,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[dev,desktop,openai,mcp]"
+.venv/bin/python -m pip install -q -e ".[dev,desktop,openai,mcp,documents]"
 # The sentence-transformers embedder's tests need torch: the CPU wheel 2.13.0 first (a bare
 # `torch` would pull a multi-GB CUDA build), then the extra. Without it those tests skip.
 if [ "${MEMEX_SKIP_TORCH:-0}" != "1" ]; then

@@ -23,7 +23,7 @@ from tests.sibling_files import siblings_on_disk
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # read by an extractor, not routed themselves
-SUPPORT_FILES = {"users.json", "channels.json", "dms.json", "mpims.json"}
+SUPPORT_FILES = {"users.json", "channels.json", "dms.json", "mpims.json", "group_info.json"}
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 

@@ -93,12 +93,15 @@ def test_a_slack_day_file_needs_both_listings_beside_its_folder() -> None:
 def test_only_names_a_recogniser_reads_are_candidates() -> None:
     assert candidates("photo.JPG") == [] and candidates("archive.zip") == []
     assert [t for t, _ in candidates("Notes.MD")] == ["note"]
-    assert [t for t, _ in candidates("x.json")] == ["slack", "signal", "garmin"]
+    assert [t for t, _ in candidates("x.json")] == [
+        *("slack", "signal", "garmin", "discord", "messenger", "google_chat")
+    ]
     assert all(name.startswith((".", "result")) for name in SUFFIXES)
 
 
 def test_a_disabled_type_is_not_a_candidate() -> None:
-    assert [t for t, _ in candidates("x.json", ("garmin",))] == ["slack", "signal"]
+    disabled = ("garmin", "discord", "messenger", "google_chat")
+    assert [t for t, _ in candidates("x.json", disabled)] == ["slack", "signal"]
 
 
 def test_every_declared_recogniser_exists_and_a_missing_one_is_an_error() -> None:

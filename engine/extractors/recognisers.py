@@ -12,13 +12,19 @@ from collections.abc import Iterable, Mapping
 
 from engine.extractors import (
     cgm,
+    discord,
+    documents,
     garmin,
+    google_chat,
+    ical,
     mail,
     markdown,
+    meta_messages,
     signal,
     slack_export,
     subtitles,
     telegram,
+    vcard,
     whatsapp,
 )
 from engine.extractors.sniffing import Recogniser
@@ -74,6 +80,37 @@ RECOGNISERS: Mapping[str, Recogniser] = {
         markdown.recognise,
         reads_head=False,
         about="any `.md` (an Obsidian vault's too) but a project's README, CHANGELOG, LICENSE…",
+    ),
+    "vcard": Recogniser(
+        (".vcf", ".vcard"),
+        vcard.recognise,
+        about="a `.vcf` whose first line is `BEGIN:VCARD` (Google, Apple, Android exports)",
+    ),
+    "ical": Recogniser(
+        (".ics", ".ical"),
+        ical.recognise,
+        about="an `.ics` whose first line is `BEGIN:VCALENDAR`",
+    ),
+    "discord": Recogniser(
+        (".json",),
+        discord.recognise,
+        about="DiscordChatExporter's JSON: an object opening with `guild` and `channel`",
+    ),
+    "meta_messages": Recogniser(
+        (".json",),
+        meta_messages.recognise,
+        about="`message_N.json` with `participants`, and `messages` of `sender_name` and "
+        "`timestamp_ms` (Meta's download)",
+    ),
+    "google_chat": Recogniser(
+        (".json",),
+        google_chat.recognise,
+        about="`messages.json` whose messages have a `creator` and a `created_date` (Takeout)",
+    ),
+    "documents": Recogniser(
+        (".pdf", ".docx", ".html", ".htm", ".txt"),
+        documents.recognise,
+        about="a PDF (`%PDF-` first), a `.docx`, a saved web page, or a `.txt` of prose",
     ),
 }
 

@@ -22,16 +22,22 @@ from engine.extractors import (
     Reader,
     Siblings,
     cgm,
+    discord,
+    documents,
     event,
     garmin,
+    google_chat,
+    ical,
     mail,
     markdown,
     meeting,
+    meta_messages,
     records,
     signal,
     slack,
     structured,
     telegram,
+    vcard,
     voice,
     whatsapp,
 )
@@ -41,22 +47,28 @@ FamilyReader = Callable[[SourceType, bytes, PurePath], Extraction]
 
 READERS: Mapping[str, Reader] = {
     "cgm": cgm.extract_cgm,
+    "discord": discord.extract_discord,
+    "documents": documents.extract_document,
     "event": event.extract_event,
     "garmin": garmin.extract_garmin,
+    "ical": ical.extract_ical,
     "mail": mail.extract_email,
     "meeting": meeting.extract_meeting,
     "signal": signal.extract_signal,
     "telegram": telegram.extract_telegram,
+    "vcard": vcard.extract_vcard,
     "voice": voice.extract_voice,
     "whatsapp": whatsapp.extract_whatsapp,
 }
 
 SIBLING_READERS: Mapping[str, Extractor] = {
     "slack": slack.extract_slack,
+    "google_chat": google_chat.extract_google_chat,
 }
 
 FAMILY_READERS: Mapping[str, FamilyReader] = {
     "markdown": markdown.extract_markdown,
+    "meta_messages": meta_messages.extract_meta_messages,
     "records": records.extract_records,
     "structured": structured.extract_records,
 }

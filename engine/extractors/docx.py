@@ -1,0 +1,81 @@
+"""A Word `.docx`, read with python-docx (the `documents` extra): its paragraphs and tables
+in order, cut into sections at its headings (`Heading 1`…, `Title`)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
+
+from engine.extractors import ExtractError
+from engine.extractors.chunking import date_from_name
+
+if TYPE_CHECKING:
+    from engine.extractors.documents import Document, Section
+
+MISSING = "reading .docx needs python-docx: pip install 'memex[documents]'"
+
+
+def _load(data: bytes) -> Any:
+    try:
+        import docx  # the documents extra
+    except ImportError:
+        raise ExtractError(MISSING) from None
+    try:
+        return docx.Document(io.BytesIO(data))
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        raise ExtractError(f"not a readable .docx: {exc}") from None
+    except Exception as exc:  # lxml's XMLSyntaxError and python-docx's own errors
+        raise ExtractError(f"not a readable .docx: {type(exc).__name__}: {exc}") from None
+
+
+def _blocks(document: Any) -> list[tuple[str, str]]:
+    """(style, text) of each paragraph and table row, in document order."""
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    blocks = []
+    for item in document.iter_inner_content():
+        if isinstance(item, Paragraph):
+            blocks.append((str(item.style.name if item.style else ""), item.text.strip()))
+        elif isinstance(item, Table):
+            for row in item.rows:
+                cells = dict.fromkeys(c.text.strip() for c in row.cells)
+                blocks.append(("", " | ".join(c for c in cells if c)))
+    return [(style, text) for style, text in blocks if text]
+
+
+def _is_heading(style: str) -> bool:
+    return style.startswith("Heading") or style == "Title"
+
+
+def sections(blocks: list[tuple[str, str]]) -> list[Section]:
+    from engine.extractors.documents import Section, anchor
+
+    found: list[Section] = []
+    heading, lines = "", list[str]()
+    for style, text in blocks + [("Heading", "")]:
+        if _is_heading(style):
+            if lines:
+                found.append(
+                    Section("\n\n".join(lines), anchor(heading) if heading else "", heading)
+                )
+            heading, lines = text, []
+        else:
+            lines.append(text)
+    return found
+
+
+def docx_document(data: bytes, path: PurePath) -> Document:
+    from engine.extractors.documents import Document
+
+    document = _load(data)
+    core = document.core_properties
+    title = (core.title or "").strip() or path.stem
+    moment = core.created or core.modified
+    date = moment.replace(tzinfo=None).isoformat() if moment else date_from_name(path.stem)
+    found = sections(_blocks(document))
+    if not found:
+        raise ExtractError("a .docx without text")
+    return Document(title, found, date)

@@ -1,0 +1,66 @@
+"""A web page saved from a browser (`.html`): its readable text (scripts, styles, navigation
+and hidden elements removed, as mail bodies are read), cut at its headings, titled by its
+`<title>`. Claimed only when it is a saved page, not a project's template."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+from bs4 import BeautifulSoup
+
+from engine.extractors.chunking import date_from_name, parse_date
+from engine.extractors.documents import Document, Section, anchor
+from engine.extractors.mail import html_to_text
+
+_SAVED = re.compile(
+    r"<!--\s*saved from url=|Page saved with SingleFile|<link[^>]+rel=[\"']?canonical"
+    r"|<meta[^>]+property=[\"']?og:",
+    re.IGNORECASE,
+)
+_HTML = re.compile(r"^\s*(<!--.*?-->\s*)*(<!doctype html|<html)", re.IGNORECASE | re.DOTALL)
+_TITLE = re.compile(r"<title[^>]*>", re.IGNORECASE)
+_HEADINGS = ("h1", "h2", "h3")
+_DROPPED = ("nav", "header", "footer", "aside", "form")
+
+
+def is_saved_page(head: str) -> bool:
+    """An HTML document with a `<title>` and a mark of a page saved from the web (the
+    browser's `saved from url` comment, SingleFile's, a canonical link or Open Graph tags)."""
+    return bool(_HTML.match(head)) and bool(_TITLE.search(head)) and bool(_SAVED.search(head))
+
+
+def _published(soup: BeautifulSoup) -> str | None:
+    for key, value in (("property", "article:published_time"), ("name", "date")):
+        tag = soup.find("meta", attrs={key: value})
+        if tag is not None and tag.get("content"):
+            return parse_date(str(tag.get("content")))
+    return None
+
+
+def page_document(markup: str, path: PurePath) -> Document:
+    soup = BeautifulSoup(markup, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    date = _published(soup) or date_from_name(path.stem)
+    for tag in soup.find_all(_DROPPED):
+        tag.decompose()
+    body = soup.body or soup
+    sections: list[Section] = []
+    heading, parts = "", list[str]()
+    for element in body.find_all(["h1", "h2", "h3", "p", "li", "pre", "td", "blockquote"]):
+        if element.find_parent(["p", "li", "pre", "td", "blockquote"]):
+            continue  # read with its block
+        text = html_to_text(str(element)).strip()
+        if not text:
+            continue
+        if element.name in _HEADINGS:
+            if parts:
+                sections.append(
+                    Section("\n\n".join(parts), anchor(heading) if heading else "", heading)
+                )
+            heading, parts = text, []
+        else:
+            parts.append(text)
+    if parts:
+        sections.append(Section("\n\n".join(parts), anchor(heading) if heading else "", heading))
+    return Document(title or path.stem, sections, date)
