@@ -5,7 +5,7 @@
 Times, per call: the bare matrix-vector product (numpy's default BLAS threads), the same
 inside threadpoolctl's `threadpool_limits(1, "blas")` (made per call, as the docs show it),
 inside `ThreadpoolController().limit(…)` with the controller made once, and inside
-engine/search/blas.py's `OneBlasThread` (libraries found once; only set and restore per
+engine/search/retrieve/blas.py's `OneBlasThread` (libraries found once; only set and restore per
 call). Each limiter is also timed around an empty block (its own overhead). `--busy` keeps
 one core busy in a child process while timing (bench.vector_scale's `busy_core`).
 Prints a table; writes bench/out/blas_limit.json.
@@ -24,7 +24,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from bench.common import OUT, machine, percentiles
-from engine.search.blas import OneBlasThread
+from engine.search.retrieve.blas import OneBlasThread
 
 Factory = Callable[[], AbstractContextManager[Any]]
 

@@ -27,8 +27,10 @@ from bench import meaning, no_answer, personal
 from bench import quality as qb
 from bench.common import DEFAULT_DATA, OUT, CachedEmbedder, evaluate, markdown_table
 from engine.embedders import create_embedder
-from engine.search import Searcher, floor
-from engine.search.stages import Candidate
+from engine.search import Searcher
+from engine.search.context import SearchContext
+from engine.search.hits import Hit
+from engine.search.rank import floor
 from engine.settings import Settings
 from engine.store import db
 
@@ -57,27 +59,49 @@ def grid() -> dict[str, floor.CosineRule | None]:
 class Weighed:
     """What the floor weighed for one search (None fields: the floor did not apply)."""
 
-    candidates: list[Candidate]
+    candidates: list[Hit]
     found: dict[int, floor.Evidence] | None = None
     cosines: list[float] | None = None
 
 
-class RecordingSearcher(Searcher):
-    """A Searcher that notes what its floor weighs and lets everything through."""
+class RecordingFloor:
+    """The floor stage's stand-in: notes what the floor weighs and lets everything through."""
 
-    last: Weighed
+    name = "floor"
 
-    def _floored(self, candidates, terms, prefix, got, limit, floored):  # type: ignore[no-untyped-def]
-        self.last = Weighed(list(candidates))
-        if got.qvec is None or not self.config.floor or not floored:
-            return candidates
-        head = candidates[: limit * 2]
-        seqs = [int(c.key) for c in head if c.key.isdigit()]
+    def __init__(self) -> None:
+        self.last = Weighed([])
+
+    def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
+        self.last = Weighed(list(hits))
+        got = ctx.retrieved
+        if got.qvec is None or not ctx.cfg.floor or not ctx.floored:
+            return hits
+        head = hits[: ctx.limit * 2]
+        seqs = [h.seq for h in head if h.seq is not None]
         found = floor.evidence(
-            self.conn, terms, seqs, got.qvec, got.cosines, prefix, got.shares, got.keywords
+            ctx.conn, ctx.terms, seqs, got.qvec, got.cosines, ctx.prefix, got.shares, got.keywords
         )
         self.last = Weighed(head, found, list(got.cosines.values()))
-        return candidates
+        return hits
+
+
+class RecordingSearcher(Searcher):
+    """A Searcher whose floor stage notes what it weighs and lets everything through."""
+
+    def __init__(self, settings: Settings, **options: Any) -> None:
+        super().__init__(settings, **options)
+        self.recorder = RecordingFloor()
+        self.stages = tuple(self.recorder if s.name == "floor" else s for s in self.stages)
+
+    @property
+    def last(self) -> Weighed:
+        return self.recorder.last
+
+
+def key_of(hit: Hit) -> str:
+    """A chunk's seq, or "profile:<slug>"."""
+    return f"profile:{hit.person}" if hit.seq is None else str(hit.seq)
 
 
 def record(settings: Settings, cases: Sequence[personal.Case]) -> dict[str, Weighed]:
@@ -101,9 +125,9 @@ def record(settings: Settings, cases: Sequence[personal.Case]) -> dict[str, Weig
 
 def shown(weighed: Weighed, rule: floor.CosineRule | None) -> list[str]:
     if rule is None or weighed.found is None or weighed.cosines is None:
-        return [c.key for c in weighed.candidates[: personal.DEPTH]]
+        return [key_of(c) for c in weighed.candidates[: personal.DEPTH]]
     cut = floor.cosine_cut(weighed.cosines, rule)
-    return [c.key for c in floor.passing(weighed.candidates, weighed.found, KEYWORD, cut)][
+    return [key_of(c) for c in floor.passing(weighed.candidates, weighed.found, KEYWORD, cut)][
         : personal.DEPTH
     ]
 

@@ -5,7 +5,7 @@ at most one hit, on the demo layer and on the quality layer (LoCoMo + QMSum).
 
 The queries (bench/no_answer_queries.json) name things neither layer holds. `--calibrate`
 runs every no-answer query and every answerable quality question once with the floor
-letting everything through, notes each shown hit's evidence (engine/search/floor.py), and
+letting everything through, notes each shown hit's evidence (engine/search/rank/floor.py), and
 replays a grid of thresholds on it: the no-answer share beside the answerable sets'
 Recall@10 (the hits a threshold removes from the top 10, without refilling from below).
 Writes bench/out/no_answer.json.

@@ -19,7 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import parts
-from engine.search import fts, part_vectors
+from engine.search.query import fts
+from engine.search.retrieve import part_vectors
 from engine.store import db
 
 FloatArray = npt.NDArray[np.float32]

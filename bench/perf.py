@@ -36,7 +36,7 @@ from bench.perf_data import NOW
 from bench.perf_report import Samples, print_report, write_json
 from engine.embedders import Embedder, create_embedder
 from engine.search import Searcher
-from engine.search.vector_cache import VectorCache
+from engine.search.retrieve.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
 
@@ -249,7 +249,7 @@ def single_thread_runs(
     knn = {
         "vec0 float KNN": peers.Vec0(conn).knn,
         # Asked for k = 50 chunks, as the engine asks (limit 10 × overfetch 5): a quantized
-        # scan's re-score depth is in proportion to k (engine/search/quantized.py).
+        # scan's re-score depth is in proportion to k (engine/search/retrieve/quantized.py).
         "vector cache": lambda v, k: [seq for seq, _ in cache.knn(v, K)][:k],
     }
     if with_peers:

@@ -80,11 +80,10 @@ CONFIGS = (
     Config("hybrid − relevance floor", "hybrid", (("search__floor", False),)),
     Config("hybrid − coverage list", "hybrid", (("search__coverage_weight", 0.0),)),
     Config(
-        "hybrid − coverage list + exact list (before)",
+        "hybrid − coverage list, vector weight 1",
         "hybrid",
-        (("search__coverage_weight", 0.0), ("search__exact_weight", 1.0)),
+        (("search__coverage_weight", 0.0), ("search__vector_weight", 1.0)),
     ),
-    Config("hybrid + exact list", "hybrid", (("search__exact_weight", 1.0),)),
     Config("hybrid − entity first", "hybrid", (("search__entity_first", False),)),
     Config("hybrid + note-level grouping", "hybrid", (("search__group_sections", True),)),
     Config("hybrid + related context", "hybrid", (("search__related", True),)),
@@ -252,7 +251,9 @@ def select_questions(
 
 
 def select_configs(only: Sequence[str]) -> list[Config]:
-    return [c for c in CONFIGS if not only or any(c.name.startswith(o) for o in only)]
+    """The configurations named exactly, or else those whose name starts with a NAME."""
+    exact = [c for c in CONFIGS if c.name in only]
+    return exact or [c for c in CONFIGS if not only or any(c.name.startswith(o) for o in only)]
 
 
 def write_json(

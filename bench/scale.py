@@ -56,7 +56,7 @@ from bench.common import (
 from bench.perf_data import NOW
 from engine.embedders import create_embedder
 from engine.search import Searcher
-from engine.search.quantized import nearest_chunks
+from engine.search.retrieve.quantized import nearest_chunks
 from engine.store import db
 
 SIGMA = 0.038

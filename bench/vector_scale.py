@@ -4,7 +4,7 @@
         [--queries 200] [--rescore 10 20 40 80 160 320] [--quiet-load L]
 
 The matrix is what `VectorCache` holds (L2-normalised 384-d part vectors, a chunk's parts
-consecutive) and is scored by the engine's own `engine.search.quantized.nearest_chunks`
+consecutive) and is scored by the engine's own `engine.search.retrieve.quantized.nearest_chunks`
 (k = 50, the engine's limit 10 × overfetch 5):
 
 - seeds: real MiniLM (the local int8 model) vectors of real chat parts: chitchat-dataset
@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from bench.common import OUT, add_quiet_load, busy_core, machine, percentiles, wait_for_quiet
-from engine.search import quantized as qz
-from engine.search.compute import Compute
+from engine.search.retrieve import quantized as qz
+from engine.search.retrieve.compute import Compute
 
 K = 50
 SIGMA = 0.038

@@ -102,9 +102,8 @@ def main(argv: Sequence[str]) -> int:
     server.command.connect(memex.command)
     if args.toggle or memex.tray.icon is None:
         memex.window.summon()
-    if not settings.roots and not settings.db_path.exists():
-        memex.window.summon()
-        memex.open_settings()  # first run: choose the data folders
+    if memex.window.welcoming:
+        memex.window.summon()  # first run: the welcome leads to the first data folder
     ticker = _quit_on_signals(app)
     # `memex --search` is answered by this process's warm engine (engine/cli/warm.py).
     searches = BackgroundServer(lambda: memex.tasks.engine, settings, _note)

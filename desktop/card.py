@@ -18,8 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import theme
+from engine.people.cards import source_label
 
 MAX_NOTES = 3
+MAX_CONVERSATIONS = 3
+MAX_SEEN_WITH = 4
 MAX_INTERESTS = 6
 MAX_MILESTONES = 5
 ROW = 21
@@ -135,9 +138,15 @@ class ProfileCard(QFrame):
         self.relationship = _label(name="cardRelationship", wrap=True)
         self.context = _label(wrap=True)
         self.notes = _label(wrap=True)
+        self.facts = _label(name="cardFacts", wrap=True)
         self.interests = QHBoxLayout()
         self.interests.setSpacing(4)
         self.timeline = Timeline()
+        self.milestones_title = _label("MILESTONES", "cardSection")
+        self.latest_title = _label("LATEST", "cardSection")
+        self.latest = _label(name="cardLatest", wrap=True)
+        self.seen_title = _label("SEEN WITH", "cardSection")
+        self.seen_with = _label(name="cardSeenWith", wrap=True)
         self.only = QPushButton()
         self.only.setObjectName("cardButton")
         self.only.setCheckable(True)
@@ -161,6 +170,7 @@ class ProfileCard(QFrame):
         middle.addLayout(head)
         middle.addWidget(self.context)
         middle.addWidget(self.notes)
+        middle.addWidget(self.facts)
         middle.addLayout(self.interests)
         middle.addStretch(1)
         buttons = QHBoxLayout()
@@ -170,8 +180,10 @@ class ProfileCard(QFrame):
         right = QVBoxLayout()
         right.setSpacing(6)
         right.addLayout(buttons)
-        right.addWidget(_label("MILESTONES", "cardSection"))
-        right.addWidget(self.timeline)
+        for widget in (self.milestones_title, self.timeline, self.latest_title, self.latest):
+            right.addWidget(widget)
+        right.addWidget(self.seen_title)
+        right.addWidget(self.seen_with)
         right.addStretch(1)
         row = QHBoxLayout(self)
         row.setContentsMargins(14, 12, 14, 12)
@@ -201,11 +213,35 @@ class ProfileCard(QFrame):
             if isinstance(m, dict)
         ]
         self.timeline.set_items(milestones)
+        self.milestones_title.setVisible(bool(milestones))
+        self.timeline.setVisible(bool(milestones))
+        self._set_data(profile)
         self.only.blockSignals(True)
         self.only.setText(f"Only {name}")
         self.only.setChecked(only_on)
         self.only.blockSignals(False)
         self.show()
+
+    def _set_data(self, profile: dict[str, Any]) -> None:
+        """What the people directory found: where they appear, first and last contact,
+        the latest conversations, whom they are seen with (each hidden when empty)."""
+        self.facts.setText(facts_text(profile))
+        self.facts.setVisible(bool(self.facts.text()))
+        latest = [
+            f"{c.get('title', '')} · {short_date(str(c['last']))}"
+            if c.get("last")
+            else str(c.get("title", ""))
+            for c in (profile.get("conversations") or [])[:MAX_CONVERSATIONS]
+            if isinstance(c, dict)
+        ]
+        self.latest.setText("\n".join(latest))
+        seen = [
+            str(s.get("name", "")) for s in profile.get("seen_with") or [] if isinstance(s, dict)
+        ]
+        self.seen_with.setText(", ".join(seen[:MAX_SEEN_WITH]))
+        for title, label in ((self.latest_title, self.latest), (self.seen_title, self.seen_with)):
+            title.setVisible(bool(label.text()))
+            label.setVisible(bool(label.text()))
 
     def _set_interests(self, interests: list[str]) -> None:
         while self.interests.count():
@@ -220,3 +256,18 @@ class ProfileCard(QFrame):
     def clear(self) -> None:
         self.profile = None
         self.hide()
+
+
+def facts_text(profile: dict[str, Any]) -> str:
+    """ "Slack 6 · Meeting 11 · 209 messages" and "First contact Jul 2025 · last Jun 2026"."""
+    sources = profile.get("sources") or {}
+    lines = []
+    if isinstance(sources, dict) and sources:
+        where = [f"{source_label(str(t))} {n}" for t, n in sources.items()]
+        lines.append(" · ".join([*where, f"{profile.get('messages', 0)} messages"]))
+    first, last = profile.get("first"), profile.get("last")
+    if first or last:
+        lines.append(
+            f"First contact {short_date(str(first or '?'))} · last {short_date(str(last or '?'))}"
+        )
+    return "\n".join(lines)

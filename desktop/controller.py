@@ -12,15 +12,18 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from desktop import autostart, theme
+from desktop.config_file import write_config
 from desktop.hotkey import GlobalHotkey, HotkeyStatus
 from desktop.opener import Opener, SystemOpener
 from desktop.settings_dialog import EMBEDDER_KEYS, SettingsDialog
 from desktop.tasks import Tasks
 from desktop.tray import Tray, maintenance_summary, reindex_summary, status_lines
+from desktop.welcome import WelcomePage
 from desktop.window import SearchWindow
+from engine.cli.discovery import shown
 from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.records import IndexStats
-from engine.settings import Settings, SettingsError, load_settings
+from engine.settings import Settings, SettingsError, default_config_path, load_settings
 
 REINDEX_AFTER = ("roots", "desktop.disabled_types", *EMBEDDER_KEYS)
 
@@ -62,8 +65,11 @@ class MemexApp(QObject):
         self.last_status: IndexStatus | None = None
         self.status_box: QMessageBox | None = None
         self.settings_dialog: SettingsDialog | None = None
+        self.welcome: WelcomePage | None = None
         self._suggested = False
         self._connect()
+        if not settings.roots:
+            self.show_welcome()  # a first run: from no data folder to a first result
         app.setQuitOnLastWindowClosed(not available)
         self._start(available, hotkey)
 
@@ -121,6 +127,9 @@ class MemexApp(QObject):
 
     def _reindexed(self, stats: IndexStats) -> None:
         self.notify("Reindex finished", reindex_summary(stats))
+        if self.settings.desktop.watching and self.tasks.watcher is None:
+            self.tasks.start_watching()  # the first data folder: watch it from now on
+            self.tray.set_watching_available(self.tasks.watcher is not None)
         self.tasks.people(lambda ps: self.window.filters.set_people([p.name for p in ps]))
         self.refresh_status()
 
@@ -169,10 +178,45 @@ class MemexApp(QObject):
         self.status_box = box
         box.open()
 
+    # -- the first run ---------------------------------------------------------------------------
+
+    def show_welcome(self) -> WelcomePage:
+        """The welcome instead of the search, until a data folder is chosen and indexed."""
+        if self.welcome is None:
+            self.welcome = WelcomePage(self.tasks)
+            self.welcome.index_requested.connect(self.index_folder)
+        self.window.show_welcome(self.welcome)
+        return self.welcome
+
+    def index_folder(self, folder: str) -> None:
+        """The welcome's Index: save `folder` as a data folder in the config file, then
+        index it with the usual progress; keyword search works as soon as chunks are in."""
+        roots = [*(str(r) for r in self.settings.roots), folder]
+        try:
+            write_config(self.settings.config_path or default_config_path(), {"roots": roots})
+        except (OSError, ValueError) as exc:
+            if self.welcome is not None:
+                self.welcome.show_error(f"The folder was not saved: {exc}")
+            return
+        self.window.show_search()
+        self.window.show_message(
+            f"Indexing {shown(folder)}…\nType to search: keyword results come as soon as the "
+            "files are read; results by meaning follow when the vectors are in."
+        )
+        self.apply_changes({"roots": roots})
+
+    def found_types(self) -> list[str]:
+        """The source types in the index, and those the welcome recognised."""
+        indexed = list(self.last_status.per_type) if self.last_status else []
+        surveyed = self.welcome.survey.source_types if self.welcome and self.welcome.survey else ()
+        return list(dict.fromkeys([*indexed, *surveyed]))
+
     # -- settings --------------------------------------------------------------------------------
 
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.settings, self.hotkey_status.message, self.window)
+        dialog = SettingsDialog(
+            self.settings, self.hotkey_status.message, self.window, self.found_types()
+        )
         dialog.saved.connect(self.apply_changes)
         self.settings_dialog = dialog
         dialog.open()

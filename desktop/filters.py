@@ -23,7 +23,7 @@ from desktop.formatting import plural, type_label
 
 DATE_CHOICES = ("Any time", "Today", "Last 7 days", "Last 30 days", "This year", "Custom range…")
 ANYONE = "Anyone"
-WORDS = "with the query's words"  # what a chip counts: FTS5 matches (engine.search.facets)
+WORDS = "with the query's words"  # what a chip counts: FTS5 matches (engine.search.present.facets)
 
 
 def quick_range(choice: str, today: date) -> tuple[str | None, str | None]:

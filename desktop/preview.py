@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QTextBrowser
 from desktop import theme
 from desktop.formatting import absolute_date, highlight_terms, hit_title, split_header, type_label
 from engine.records import SearchResult
-from engine.search.neighbours import Neighbour
+from engine.search.present.neighbours import Neighbour
 
 
 def preview_html(result: SearchResult, around: Sequence[Neighbour]) -> str:

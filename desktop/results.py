@@ -37,7 +37,7 @@ from engine.records import SearchResult
 ResultRole = Qt.ItemDataRole.UserRole + 1
 ROW_HEIGHT = 86
 ICON = 30
-RELATED_LABEL = "Related"  # the badge of a result linked to a hit (engine/search/related.py)
+RELATED_LABEL = "Related"  # the badge of a result linked to a hit (engine/search/rank/related.py)
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 

@@ -6,7 +6,8 @@ changed names to the app, which applies them without a restart where it can.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -34,11 +35,10 @@ from PySide6.QtWidgets import (
 
 from desktop import theme
 from desktop.config_file import write_config
-from desktop.formatting import type_label
 from desktop.hotkey import to_display, to_pynput
 from engine.embedders import apikeys
-from engine.index.routes import DEFAULT_ROUTES
 from engine.settings import Settings, default_config_path
+from engine.sources import source_type as declared_type
 
 OPENAI_URL = "https://api.openai.com/v1"
 EMBEDDERS = (
@@ -63,6 +63,19 @@ def embedder_choice(settings: Settings) -> str:
     return name if name in ("local", "sentence-transformers") else "local"
 
 
+def user_label(name: str) -> str:
+    """A source type in the user's words: its declared label ("Slack", "WhatsApp")."""
+    declared = declared_type(name)
+    return declared.label if declared else name.replace("_", " ").capitalize()
+
+
+def shown_types(found: Sequence[str], disabled: Sequence[str]) -> list[str]:
+    """The types the Data tab lists: those found (in the index, or recognised in a folder)
+    and those switched off (so they can be switched on again), by label."""
+    names = {n for n in (*found, *disabled) if n != "profile"}
+    return sorted(names, key=lambda n: user_label(n).lower())
+
+
 def _note(text: str, name: str = "dialogNote") -> QLabel:
     label = QLabel(text, objectName=name, wordWrap=True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -75,10 +88,15 @@ class SettingsDialog(QDialog):
     saved = Signal(dict)
 
     def __init__(
-        self, settings: Settings, hotkey_message: str = "", parent: QWidget | None = None
+        self,
+        settings: Settings,
+        hotkey_message: str = "",
+        parent: QWidget | None = None,
+        found_types: Sequence[str] = (),
     ) -> None:
         super().__init__(parent)
         self.settings = settings
+        self.found_types = tuple(found_types)
         self.config_path = settings.config_path or default_config_path()
         self.setWindowTitle("Memex settings")
         self.setWindowIcon(theme.app_icon())
@@ -120,11 +138,8 @@ class SettingsDialog(QDialog):
         row.addStretch(1)
         self.types = QListWidget()
         disabled = set(self.settings.desktop.disabled_types)
-        known = sorted(
-            {r.source_type for r in (*DEFAULT_ROUTES, *self.settings.routes) if r.source_type}
-        )
-        for source_type in known:
-            item = QListWidgetItem(theme.type_icon(source_type), type_label(source_type))
+        for source_type in shown_types(self.found_types, sorted(disabled)):
+            item = QListWidgetItem(theme.type_icon(source_type), user_label(source_type))
             item.setData(Qt.ItemDataRole.UserRole, source_type)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(
@@ -138,6 +153,8 @@ class SettingsDialog(QDialog):
         layout.addLayout(row)
         layout.addWidget(QLabel("Source types to index"))
         layout.addWidget(self.types)
+        if not self.types.count():
+            layout.addWidget(_note("The types Memex finds in your folders appear here."))
         layout.addWidget(
             _note(
                 "A type switched off is left out of the index at the next "
@@ -234,7 +251,7 @@ class SettingsDialog(QDialog):
             self.form.setRowVisible(widget, visible)
 
     def _add_root(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a data folder")
+        folder = QFileDialog.getExistingDirectory(self, "Add a data folder", str(Path.home()))
         if folder:
             self.roots.addItem(folder)
 

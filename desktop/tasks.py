@@ -20,6 +20,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 
 import apsw
@@ -27,14 +28,16 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.progress import EmbeddingRate, WorkState
 from desktop.requests import SearchAnswer, SearchRequest
+from desktop.survey import Survey, survey_folder
 from engine.core import Engine, EngineClosed
 from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.index.status import collect_status
 from engine.index.watcher import Watcher
 from engine.index.writer import BatchResult, Writer
 from engine.records import IndexStats, Person, SearchResult
-from engine.search import Searcher, facets
-from engine.search.neighbours import Neighbour, neighbours
+from engine.search import Searcher
+from engine.search.present import facets
+from engine.search.present.neighbours import Neighbour, neighbours
 from engine.settings import Settings
 
 T = TypeVar("T")
@@ -244,6 +247,16 @@ class Tasks(QObject):
             lambda e: on_done([]),
             "neighbours",
         )
+
+    def discover(
+        self,
+        folder: Path,
+        on_done: Callable[[Survey], Any],
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> int:
+        """What `folder` holds, per export (the welcome's list); latest only."""
+        settings = self.settings
+        return self.read(lambda: survey_folder(settings, folder), on_done, on_error, "discover")
 
     def people(self, on_done: Callable[[list[Person]], Any]) -> int:
         return self.read(lambda: self.engine.people(), on_done, lambda e: on_done([]))

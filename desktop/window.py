@@ -25,7 +25,7 @@ from desktop.requests import SearchAnswer, SearchRequest
 from desktop.tasks import Tasks
 from desktop.window_layout import WindowLayout
 from engine.records import SearchResult
-from engine.search.neighbours import Neighbour
+from engine.search.present.neighbours import Neighbour
 
 DEBOUNCE_MS = 120
 SIZE = QSize(920, 700)
@@ -90,8 +90,26 @@ class SearchWindow(WindowLayout, QWidget):
         self.showNormal()
         self.raise_()
         self.activateWindow()
+        if self.welcoming:
+            self.pages.currentWidget().setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+            return
         self.query.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
         self.query.selectAll()
+
+    @property
+    def welcoming(self) -> bool:
+        """The welcome is shown instead of the search (no data folder yet)."""
+        return self.pages.currentIndex() != 0
+
+    def show_welcome(self, page: QWidget) -> None:
+        if self.pages.indexOf(page) < 0:
+            self.pages.addWidget(page)
+        self.pages.setCurrentWidget(page)
+
+    def show_search(self) -> None:
+        """Leave the welcome for the search panel, the query focused."""
+        self.pages.setCurrentIndex(0)
+        self.query.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def toggle(self) -> None:
         if self.isVisible() and self.isActiveWindow() and not self.isMinimized():
@@ -117,7 +135,8 @@ class SearchWindow(WindowLayout, QWidget):
 
     def _maybe_hide_on_blur(self) -> None:
         active = QApplication.activeWindow()
-        if not self.isVisible() or active is self:
+        # The welcome stays: the native folder picker is no Qt window of ours.
+        if not self.isVisible() or active is self or self.welcoming:
             return
         widget = active
         while widget is not None:  # our own dialogs (date range, settings) keep it open
@@ -202,7 +221,9 @@ class SearchWindow(WindowLayout, QWidget):
         self.model.set_results([])
         self.card.clear()
         self.status.setText("")
-        if "no index" in error.lower() or "holds no memex index" in error.lower():
+        if "no index" in error.lower() and self.tasks.busy:  # the first run's indexing
+            self.show_message("Indexing… the first results appear as soon as files are read.")
+        elif "no index" in error.lower() or "holds no memex index" in error.lower():
             self.show_message(
                 "There is no index yet.\nChoose “Reindex now” in the Memex menu, "
                 "or set your data folders in Settings."

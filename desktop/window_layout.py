@@ -62,9 +62,11 @@ class WindowLayout:
         inner.addWidget(self.card)
         inner.addWidget(self.body, 1)
         inner.addLayout(self._footer())
+        self.pages = QStackedWidget()  # the search panel; the welcome on a first run
+        self.pages.addWidget(panel)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(panel)
+        outer.addWidget(self.pages)
         QWidget.setTabOrder(self.query, self.filters.all_chip)
         QWidget.setTabOrder(self.filters.person, self.list)
         self.setFocusProxy(self.query)

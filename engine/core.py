@@ -25,18 +25,22 @@ from pathlib import Path
 from types import TracebackType
 from typing import Unpack
 
+import apsw
+
 from engine.embedders import Embedder, EmbedderPool
+from engine.index import people as directory_index
 from engine.index.indexer import Reporter
 from engine.index.runs import reindex
 from engine.index.writer import Writer
-from engine.people import load_people
+from engine.people import build_directory, carded, load_people
 from engine.records import IndexStats, Person
 from engine.search import Searcher, SearchOptions, SearchResponse
-from engine.search.compute import Compute
-from engine.search.keyword_index import KeywordIndex
-from engine.search.vector_cache import VectorCache
+from engine.search.retrieve.compute import Compute
+from engine.search.retrieve.keyword_index import KeywordIndex
+from engine.search.retrieve.vector_cache import VectorCache
 from engine.settings import Settings
-from engine.store import opens
+from engine.store import db, opens
+from engine.store import people as people_store
 
 
 class EngineClosed(RuntimeError):
@@ -64,6 +68,7 @@ class Engine:
         self._generation = 0
         self._searchers: list[Searcher] = []
         self._people: list[Person] | None = None
+        self._directory: list[Person] = []
         self._vector_cache: VectorCache | None = None
         self._keyword_index: KeywordIndex | None = None
         self._compute: Compute | None = None
@@ -115,11 +120,24 @@ class Engine:
         return self.searcher().search(query, limit, source_types, **options)
 
     def people(self) -> list[Person]:
-        """The known people, read once per `refresh`."""
+        """The people with a card (the presence threshold, engine/people/directory.py):
+        what names are matched against, read once per `refresh`."""
         with self._lock:
-            if self._people is None:
-                self._people = load_people(self.settings)
-            return list(self._people)
+            if self._people is not None:
+                return list(self._people)
+            generation = self._generation
+        everyone = read_people(self.settings)  # outside the lock: it may rebuild in memory
+        people = carded(everyone, self.settings)
+        with self._lock:
+            if self._generation == generation:  # no refresh meanwhile
+                self._directory, self._people = everyone, people
+            return list(people)
+
+    def directory(self) -> list[Person]:
+        """Everyone the people directory knows, below the card threshold too."""
+        self.people()
+        with self._lock:
+            return list(self._directory)
 
     def refresh(self) -> None:
         """The index or the people file changed in ways a Searcher caches (the people, the
@@ -271,3 +289,27 @@ class Engine:
     def _check_open(self) -> None:
         if self._closed:
             raise EngineClosed("this engine is closed")
+
+
+def read_people(settings: Settings) -> list[Person]:
+    """The people directory the index keeps; rebuilt in memory from the kept mentions when
+    the people file changed since it was written (so an edit shows before the next run);
+    the people file alone when the index has no directory (or no index is there)."""
+    try:
+        conn = db.connect(settings.db_path, readonly=True, create=False)
+    except (db.IndexError_, apsw.Error, OSError):
+        return load_people(settings)
+    try:
+        with db.read_snapshot(conn):
+            built = people_store.read_directory(conn)
+            if built is None:
+                return load_people(settings)
+            signature = directory_index.curated_signature(settings)
+            if db.get_meta(conn, directory_index.SIGNATURE_KEY) == signature:
+                return built
+            mentions = people_store.all_mentions(conn)
+        return build_directory(mentions, load_people(settings), settings)
+    except apsw.Error:
+        return load_people(settings)
+    finally:
+        conn.close()

@@ -70,6 +70,16 @@ class Mention:
 
 
 @dataclass(frozen=True)
+class Conversation:
+    """A file a person took part in, as their card lists it (the latest first)."""
+
+    title: str  # readable: the file's stem, or its chat's folder for a day file
+    source_file: str
+    source_type: str
+    last: str | None = None  # ISO date or datetime of their last message there
+
+
+@dataclass(frozen=True)
 class Person:
     """A known person: from the people directory (built from the data) and the curated
     people file (`profile/relationships.json`)."""
@@ -82,6 +92,18 @@ class Person:
     notes: tuple[str, ...] = ()
     interests: tuple[str, ...] = ()
     milestones: tuple[tuple[str, str], ...] = ()  # (date, event)
+    emails: tuple[str, ...] = ()  # normalised (engine.people.normalise)
+    phones: tuple[str, ...] = ()
+    handles: tuple[str, ...] = ()  # "<service>:<id>"
+    sources: tuple[tuple[str, int], ...] = ()  # (source type, files naming them), most first
+    messages: int = 0  # messages or chunks of the data that name them
+    first: str | None = None  # first and last contact, ISO
+    last: str | None = None
+    conversations: tuple[Conversation, ...] = ()
+    seen_with: tuple[tuple[str, str], ...] = ()  # (slug, name) of whom they appear with most
+    curated: bool = False  # in the people file
+    hidden: bool = False  # the people file's `hidden: true`: never shown
+    split: tuple[str, ...] = ()  # the people file's `not`: identifiers or names split off
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -97,11 +119,26 @@ class Person:
             "notes": list(self.notes),
             "interests": list(self.interests),
             "milestones": [{"date": d, "event": e} for d, e in self.milestones],
+            "emails": list(self.emails),
+            "phones": list(self.phones),
+            "handles": list(self.handles),
+            "sources": dict(self.sources),
+            "messages": self.messages,
+            "first": self.first,
+            "last": self.last,
+            "conversations": [
+                {"title": c.title, "file": c.source_file, "type": c.source_type, "last": c.last}
+                for c in self.conversations
+            ],
+            "seen_with": [{"slug": s, "name": n} for s, n in self.seen_with],
+            "curated": self.curated,
+            "hidden": self.hidden,
+            "not": list(self.split),
         }
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Person:
-        """The person `as_dict` wrote."""
+        """The person `as_dict` wrote (keys it did not write take their defaults)."""
         return cls(
             name=str(raw["name"]),
             slug=str(raw["slug"]),
@@ -111,6 +148,21 @@ class Person:
             notes=tuple(raw.get("notes") or ()),
             interests=tuple(raw.get("interests") or ()),
             milestones=tuple((m["date"], m["event"]) for m in raw.get("milestones") or ()),
+            emails=tuple(raw.get("emails") or ()),
+            phones=tuple(raw.get("phones") or ()),
+            handles=tuple(raw.get("handles") or ()),
+            sources=tuple((str(k), int(v)) for k, v in (raw.get("sources") or {}).items()),
+            messages=int(raw.get("messages") or 0),
+            first=raw.get("first"),
+            last=raw.get("last"),
+            conversations=tuple(
+                Conversation(c["title"], c["file"], c.get("type", ""), c.get("last"))
+                for c in raw.get("conversations") or ()
+            ),
+            seen_with=tuple((s["slug"], s["name"]) for s in raw.get("seen_with") or ()),
+            curated=bool(raw.get("curated")),
+            hidden=bool(raw.get("hidden")),
+            split=tuple(raw.get("not") or ()),
         )
 
 

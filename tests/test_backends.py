@@ -1,8 +1,8 @@
-"""One contract per side, run against both of its backends (engine/search/backends.py).
+"""One contract per side, run against both of its backends (engine/search/retrieve/backends.py).
 
-Keyword: FTS5 over SQL and the in-memory postings (engine/search/keyword_index.py) must
+Keyword: FTS5 over SQL and the in-memory postings (engine/search/retrieve/keyword_index.py) must
 both return FTS5's own BM25 query row for row. Vector: vec0 and the in-memory matrix
-(engine/search/vector_cache.py) must both return the chunks nearest by their best part,
+(engine/search/retrieve/vector_cache.py) must both return the chunks nearest by their best part,
 as an exact scan of the stored part vectors finds them. Both kinds must see a commit made
 after they were opened.
 """
@@ -18,11 +18,12 @@ import pytest
 
 from engine.embedders import create_embedder
 from engine.index.runs import reindex
-from engine.search import coordination, fts, part_vectors
-from engine.search.backends import Fts5Backend, KeywordBackend, Vec0Backend, VectorBackend
-from engine.search.filters import Filters, chunk_filter_sql
-from engine.search.keyword_index import KeywordIndex
-from engine.search.vector_cache import VectorCache
+from engine.search.query import fts
+from engine.search.query.filters import Filters, chunk_filter_sql
+from engine.search.retrieve import keyword_share, part_vectors
+from engine.search.retrieve.backends import Fts5Backend, KeywordBackend, Vec0Backend, VectorBackend
+from engine.search.retrieve.keyword_index import KeywordIndex
+from engine.search.retrieve.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks as chunks_sql
@@ -110,8 +111,8 @@ def test_keyword_hits_say_what_any_chunk_holds_and_weigh_terms_as_fts5(keywords:
         hits = top_of(backend, terms, 10, Filters())
         # Any chunk, hit or not: the same bitmask as FTS5's row-by-row lookup.
         held = hits.held(seqs)
-        assert held == coordination.held_terms(conn, terms, seqs)
-        assert hits.weights() == pytest.approx(coordination.term_weights(conn, terms))
+        assert held == keyword_share.held_terms(conn, terms, seqs)
+        assert hits.weights() == pytest.approx(keyword_share.term_weights(conn, terms))
         held_any = held_any or any(held.values())
     assert held_any
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.search import bm25
-from engine.search.postings import FloatArray, RowArray
+from engine.search.retrieve import bm25
+from engine.search.retrieve.postings import FloatArray, RowArray
 
 ROWS = 20_000
 

@@ -13,9 +13,9 @@ from threadpoolctl import threadpool_info
 
 from engine.core import Engine
 from engine.embedders import close_embedder
-from engine.search import quantized as qz
-from engine.search.blas import OneBlasThread
-from engine.search.compute import Compute
+from engine.search.retrieve import quantized as qz
+from engine.search.retrieve.blas import OneBlasThread
+from engine.search.retrieve.compute import Compute
 from engine.settings import Settings
 from tests.test_engine import small_layer
 

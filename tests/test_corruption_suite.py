@@ -88,6 +88,8 @@ COMMANDS: dict[str, list[str]] = {
     "frecency": ["frecency"],
     "frecency --json": ["frecency", "--json"],
     "frecency --clear": ["frecency", "--clear"],
+    "people": ["people"],
+    "people --json": ["people", "--json"],
 }
 
 

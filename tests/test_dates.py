@@ -1,4 +1,4 @@
-"""Dates the way people write them (engine/search/dates.py): in the query, in --since and
+"""Dates the way people write them (engine/search/query/dates.py): in the query, in --since and
 --until, and what a search does with them. Every clock is fixed: the demo layer's today."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import pytest
 
 from engine.cli import run
 from engine.search import Searcher, SearchError
-from engine.search.dates import find_in_query, parse_range, span
-from engine.search.inputs import date_bound
-from engine.search.stages import Candidate, boost_dates
+from engine.search.hits import Hit
+from engine.search.query.dates import find_in_query, parse_range, span
+from engine.search.query.inputs import date_bound
+from engine.search.rank.stages import boost_dates
 from engine.settings import Settings
 from tests.conftest import cli_args, make_settings
 
@@ -112,14 +113,14 @@ def test_a_bound_that_names_no_day_is_one_clear_sentence(text: str) -> None:
 
 def test_a_date_boost_lifts_only_the_days_in_range() -> None:
     candidates = [
-        Candidate("a", 0.03, content_date="2026-06-11T09:00:00"),
-        Candidate("b", 0.02, content_date="2026-06-12T23:00:00"),
-        Candidate("c", 0.01, content_date=None),
+        Hit.chunk(1, 0.03, content_date="2026-06-11T09:00:00"),
+        Hit.chunk(2, 0.02, content_date="2026-06-12T23:00:00"),
+        Hit.chunk(3, 0.01, content_date=None),
     ]
     boosted = boost_dates(candidates, "2026-06-12", "2026-06-12", 2.0)
-    assert [c.key for c in boosted] == ["b", "a", "c"]
+    assert [c.seq for c in boosted] == [2, 1, 3]
     assert boosted[0].score == pytest.approx(0.04)
-    assert boosted[0].explain == {"date_boost": 2.0} and boosted[1].explain == {}
+    assert boosted[0].explain() == {"date_boost": 2.0} and boosted[1].explain() == {}
 
 
 def search(settings: Settings, query: str, **kwargs: object) -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""Entity-first (engine/search/entity.py): a name-shaped query shows the person first."""
+"""Entity-first (engine/search/rank/entity.py): a name-shaped query shows the person first."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from engine.cli import run
 from engine.people import PeopleMatcher
 from engine.records import Person
 from engine.search import Searcher
-from engine.search.entity import entity_first, mentioning, name_shaped
-from engine.search.stages import Candidate
+from engine.search.hits import ChunkRow, Hit
+from engine.search.rank.entity import entity_first, mentioning, name_shaped
 from engine.settings import Settings
 from tests.conftest import cli_args
 
@@ -40,29 +40,33 @@ def test_a_longer_query_or_a_part_of_a_name_is_not() -> None:
 
 
 def test_mentioning_matches_whole_names_in_title_or_text() -> None:
-    rows = {
-        1: {"title": "#general", "content": "Priya: the deploy is done"},
-        2: {"title": "1:1 Priya", "content": "notes"},
-        3: {"title": "", "content": "Priyanka said hello"},  # not a whole word
-        4: {"title": "", "content": "Nobody at all"},
-        5: {"title": "", "content": "Raman and PRIYA RAMAN"},
+    texts = {
+        1: ("#general", "Priya: the deploy is done"),
+        2: ("1:1 Priya", "notes"),
+        3: ("", "Priyanka said hello"),  # not a whole word
+        4: ("", "Nobody at all"),
+        5: ("", "Raman and PRIYA RAMAN"),
     }
-    assert mentioning(PRIYA, rows) == {"1", "2", "5"}
+    rows = [
+        ChunkRow(s, f"id-{s}", "f", "chat", text, None, title, "", None)
+        for s, (title, text) in texts.items()
+    ]
+    assert mentioning(PRIYA, rows) == {1, 2, 5}
 
 
 def test_the_profile_goes_first_then_the_hits_naming_the_person() -> None:
     cands = [
-        Candidate("1", 0.5),
-        Candidate("2", 0.4),
-        Candidate("profile:priya-raman", 0.35, source_type="profile"),
-        Candidate("3", 0.3),
-        Candidate("4", 0.2),
+        Hit.chunk(1, 0.5),
+        Hit.chunk(2, 0.4),
+        Hit.profile("priya-raman", 0.35),
+        Hit.chunk(3, 0.3),
+        Hit.chunk(4, 0.2),
     ]
     profile = cands[2]
-    out = entity_first(cands, profile, mentioned={"2", "4"})
-    assert [c.key for c in out] == ["profile:priya-raman", "2", "4", "1", "3"]
-    assert out[0].score == 0.5 and out[0].explain["entity_first"] == "pinned"
-    assert out[1].explain["names_person"] is True and "names_person" not in out[3].explain
+    out = entity_first(cands, profile, mentioned={2, 4})
+    assert [c.seq for c in out] == [None, 2, 4, 1, 3] and out[0].person == "priya-raman"
+    assert out[0].score == 0.5 and out[0].notes["entity_first"] == "pinned"
+    assert out[1].notes["names_person"] is True and "names_person" not in out[3].notes
     assert [c.score for c in out[1:]] == [0.4, 0.2, 0.5, 0.3]  # the others keep their scores
 
 

@@ -8,8 +8,10 @@ from collections.abc import Callable
 import pytest
 
 from engine.index.runs import reindex
-from engine.search import Searcher, floor, stages
-from engine.search.coordination import by_share, keyword_shares
+from engine.search import Searcher
+from engine.search.hits import Hit
+from engine.search.rank import floor
+from engine.search.retrieve.keyword_share import by_share, keyword_shares
 from engine.settings import Settings
 from engine.store import db
 
@@ -72,7 +74,7 @@ def test_a_rare_missing_term_outweighs_a_common_one(
     common = [shares[s] for s in seqs[:-1]]
     assert len(common) == 12 and max(common) < 0.35  # "capital" alone: weak evidence
     assert keyword_shares(conn, [], seqs) == dict.fromkeys(seqs, 0.0)
-    # The coordination list: the chunk holding both terms first, the rest in their order.
+    # The coverage list: the chunk holding both terms first, the rest in their order.
     ranked = by_share(seqs, shares)
     assert ranked[0] == seqs[-1] and ranked[1:] == seqs[:-1]
     conn.close()
@@ -88,11 +90,12 @@ def test_a_hit_below_the_absolute_cut_but_near_a_standout_best_passes() -> None:
     cosines = [0.357, 0.340, *([0.195] * 48)]
     cut = floor.cosine_cut(cosines, RULE)
     assert cut.cut == pytest.approx(0.327) and "margin" in cut.rule
-    story = stages.Candidate("7", 1.0)
+    story = Hit.chunk(7, 1.0)
     found = {7: floor.Evidence(keyword=0.0, cosine=0.340)}
     kept = floor.passing([story], found, 0.35, cut)
-    assert [c.key for c in kept] == ["7"]
-    assert kept[0].explain["cosine_cut"] == pytest.approx(0.327)
+    assert [c.seq for c in kept] == [7]
+    assert kept[0].notes["cosine_cut"] == pytest.approx(0.327)
+    assert kept[0].signals["cosine"] == pytest.approx(0.34)
     assert floor.passing([story], found, 0.35, floor.cosine_cut(cosines, ABSOLUTE)) == []
 
 
@@ -100,7 +103,7 @@ def test_a_query_whose_best_is_weak_shows_nothing() -> None:
     # Standing out from a low background is not enough: the cut never goes below `low`.
     weak = [0.29, 0.28, *([0.1] * 48)]
     assert floor.cosine_cut(weak, RULE).cut == pytest.approx(0.3)
-    hits = [stages.Candidate(str(i), 1.0) for i in (1, 2)]
+    hits = [Hit.chunk(i, 1.0) for i in (1, 2)]
     found = {1: floor.Evidence(0.0, 0.29), 2: floor.Evidence(0.1, 0.28)}
     assert floor.passing(hits, found, 0.35, floor.cosine_cut(weak, RULE)) == []
 
@@ -116,11 +119,11 @@ def test_a_flat_distribution_keeps_the_absolute_cut() -> None:
 
 
 def test_keyword_evidence_still_passes_below_any_cosine_cut() -> None:
-    hit = stages.Candidate("3", 1.0)
+    hit = Hit.chunk(3, 1.0)
     found = {3: floor.Evidence(keyword=0.6, cosine=0.05)}
     kept = floor.passing([hit], found, 0.35, floor.cosine_cut([0.9, 0.1, 0.1], RULE))
-    assert [c.key for c in kept] == ["3"] and kept[0].explain["keyword_share"] == 0.6
-    profile = stages.Candidate("profile:jonas", 1.0)
+    assert [c.seq for c in kept] == [3] and kept[0].signals["keyword_share"] == 0.6
+    profile = Hit.profile("jonas", 1.0)
     assert floor.passing([profile], {}, 0.35, floor.cosine_cut([], RULE)) == [profile]
 
 

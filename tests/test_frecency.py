@@ -1,4 +1,4 @@
-"""Frecency (engine/search/frecency.py, engine/store/opens.py, `memex opened`/`frecency`)."""
+"""Frecency (engine/search/rank/frecency.py, engine/store/opens.py, `memex opened`/`frecency`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from bench.common import bench_settings
 from engine.cli import run
 from engine.core import Engine
 from engine.search import Searcher
-from engine.search.frecency import apply_frecency, frecency_factor, open_weight
-from engine.search.stages import Candidate
+from engine.search.hits import Hit
+from engine.search.rank.frecency import apply_frecency, frecency_factor, open_weight
 from engine.settings import Settings
 from engine.store import db, opens
 from tests.conftest import cli_args
@@ -34,15 +34,15 @@ def test_each_open_fades_with_its_half_life() -> None:
 
 
 def test_an_opened_hit_settles_a_near_tie_but_not_a_clear_gap() -> None:
-    cands = [Candidate("a", 0.50), Candidate("b", 0.49), Candidate("c", 0.30)]
+    cands = [Hit.chunk(1, 0.50), Hit.chunk(2, 0.49), Hit.chunk(3, 0.30)]  # ids "1", "2", "3"
     fresh = ["2026-06-30T11:00:00"]
-    out = apply_frecency(cands, {"b": fresh}, NOW, 14, 0.1)
-    assert [c.key for c in out] == ["b", "a", "c"]
-    assert out[0].explain["frecency"] == pytest.approx(1.05, abs=1e-3)
-    many = {"c": fresh * 50}
-    assert [c.key for c in apply_frecency(cands, many, NOW, 14, 0.1)] == ["a", "b", "c"]
-    old = {"b": ["2025-06-30T12:00:00"]}  # a year ago: all but gone
-    assert [c.key for c in apply_frecency(cands, old, NOW, 14, 0.1)] == ["a", "b", "c"]
+    out = apply_frecency(cands, {"2": fresh}, NOW, 14, 0.1)
+    assert [c.seq for c in out] == [2, 1, 3]
+    assert out[0].signals["frecency"] == pytest.approx(1.05, abs=1e-3)
+    many = {"3": fresh * 50}
+    assert [c.seq for c in apply_frecency(cands, many, NOW, 14, 0.1)] == [1, 2, 3]
+    old = {"2": ["2025-06-30T12:00:00"]}  # a year ago: all but gone
+    assert [c.seq for c in apply_frecency(cands, old, NOW, 14, 0.1)] == [1, 2, 3]
 
 
 def test_opens_are_stored_apart_and_readers_cope_without_the_table(

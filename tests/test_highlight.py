@@ -7,8 +7,8 @@ from pathlib import Path
 
 import apsw
 
-from engine.search import fts
-from engine.search.highlight import Highlighter, instances, merged
+from engine.search.present.highlight import Highlighter, instances, merged
+from engine.search.query import fts
 from engine.store import db
 from engine.store.sql import fts as fts_sql
 from tests import conftest

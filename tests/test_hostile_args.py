@@ -15,8 +15,8 @@ import pytest
 
 from engine.index.runs import reindex
 from engine.search import Searcher, SearchError
-from engine.search.filters import Filters, any_of, chunk_filter_sql
-from engine.search.inputs import MAX_LIMIT, MAX_PEOPLE
+from engine.search.query.filters import Filters, any_of, chunk_filter_sql
+from engine.search.query.inputs import MAX_LIMIT, MAX_PEOPLE
 from engine.settings import Settings
 from tests.conftest import cli_args
 from tests.test_indexing import write_layer

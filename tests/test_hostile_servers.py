@@ -27,9 +27,9 @@ from engine.embedders.apikeys import mask
 from engine.embedders.openai_embedder import OpenAIEmbedder
 from engine.index.runs import reindex
 from engine.search import Searcher
-from engine.search.query_embedder import QueryEmbedder
 from engine.search.rerank.base import RerankError
 from engine.search.rerank.http import HttpReranker, parse_scores
+from engine.search.retrieve.query_embedder import QueryEmbedder
 from engine.settings import Settings
 from engine.store import db
 from tests import memory_keyring

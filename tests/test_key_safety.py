@@ -16,7 +16,7 @@ import pytest
 from engine.embedders import EmbedderError, create_embedder
 from engine.embedders.apikeys import mask
 from engine.embedders.openai_embedder import OpenAIEmbedder
-from engine.search.query_embedder import QueryEmbedder
+from engine.search.retrieve.query_embedder import QueryEmbedder
 from engine.settings import Settings
 from engine.store import db
 from tests.fake_openai import FakeOpenAI

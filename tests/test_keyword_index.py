@@ -13,9 +13,11 @@ from engine.core import Engine
 from engine.embedders import create_embedder
 from engine.index.runs import reindex
 from engine.records import Person
-from engine.search import Searcher, fts, postings
-from engine.search.filters import Filters, chunk_filter_sql
-from engine.search.keyword_index import KeywordIndex
+from engine.search import Searcher
+from engine.search.query import fts
+from engine.search.query.filters import Filters, chunk_filter_sql
+from engine.search.retrieve import postings
+from engine.search.retrieve.keyword_index import KeywordIndex
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks as chunks_sql
@@ -153,7 +155,7 @@ def test_postings_that_cannot_be_read_leave_the_search_to_fts5(
     def disagree(*_: object) -> postings.Loaded:
         raise postings.PostingsError("the FTS index changed while it was read")
 
-    from engine.search import keyword_index
+    from engine.search.retrieve import keyword_index
 
     monkeypatch.setattr(keyword_index, "read_index", disagree)
     warm = Searcher(small, keyword_index=True, vector_cache=False)

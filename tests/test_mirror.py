@@ -14,7 +14,7 @@ import apsw
 import numpy as np
 import pytest
 
-from engine.search.mirror import IndexMirror, Memo, Pairs, SeqArray, pairs_of
+from engine.search.retrieve.mirror import IndexMirror, Memo, Pairs, SeqArray, pairs_of
 from engine.store import db
 
 

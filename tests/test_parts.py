@@ -11,7 +11,7 @@ import numpy as np
 from engine import parts
 from engine.index.runs import reindex
 from engine.search import Searcher
-from engine.search.filters import Filters
+from engine.search.query.filters import Filters
 from engine.settings import Settings
 from engine.store import db
 from tests.conftest import assert_consistent

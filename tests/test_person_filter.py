@@ -13,7 +13,7 @@ from engine.index.runs import reindex
 from engine.people import load_people
 from engine.records import Person
 from engine.search import Searcher
-from engine.search.filters import Filters, chunk_filter_sql, people_match_expression
+from engine.search.query.filters import Filters, chunk_filter_sql, people_match_expression
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
-from engine.search import quantized as qz
-from engine.search.blas import OneBlasThread
-from engine.search.compute import Compute
-from engine.search.filters import Filters
-from engine.search.vector_cache import VectorCache
+from engine.search.query.filters import Filters
+from engine.search.retrieve import quantized as qz
+from engine.search.retrieve.blas import OneBlasThread
+from engine.search.retrieve.compute import Compute
+from engine.search.retrieve.vector_cache import VectorCache
 from engine.settings import Settings
 from tests import test_vector_cache
 

@@ -12,7 +12,7 @@ import pytest
 from engine.embedders import Embedder, create_embedder
 from engine.index.runs import reindex
 from engine.search import Searcher
-from engine.search.query_embedder import _Pending
+from engine.search.retrieve.query_embedder import _Pending
 from engine.settings import Settings
 
 

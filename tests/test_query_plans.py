@@ -19,8 +19,9 @@ import apsw
 import pytest
 
 from engine.records import Person
-from engine.search import Searcher, fts
-from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
+from engine.search import Searcher
+from engine.search.query import fts
+from engine.search.query.filters import Filters, chunk_filter_sql, vec_filter_sql
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks, state, vec
@@ -65,7 +66,7 @@ def test_bm25_order_is_the_weighted_bm25_order(demo_index: Settings) -> None:
     )
     for query in ("coffee machine broken", "standup time", "Lofoten ferry bikes", "invoice"):
         terms = fts.query_terms(query)
-        fast = list(searcher.bm25(terms, 30, Filters((), None, None, ())))
+        fast = list(searcher.keywords(terms, 30, Filters((), None, None, ())).top)
         expected = [
             r[0] for r in searcher.conn.execute(slow, (fts.match_expression(terms), 30)).fetchall()
         ]

@@ -1,4 +1,4 @@
-"""Related context (engine/search/related.py): one hop from the top hits, after them."""
+"""Related context (engine/search/rank/related.py): one hop from the top hits, after them."""
 
 from __future__ import annotations
 
@@ -11,25 +11,25 @@ from engine.cli import run
 from engine.records import SearchResult
 from engine.schemas import json_schema
 from engine.search import Searcher
-from engine.search.related import pick_related
-from engine.search.stages import Candidate
+from engine.search.hits import Hit
+from engine.search.rank.related import pick_related
 from engine.settings import Settings
 from tests.conftest import cli_args
 
 
 def test_pick_related_skips_what_is_shown_and_stops_at_the_limit() -> None:
-    direct = [Candidate("1", 0.5), Candidate("2", 0.4)]
+    direct = [Hit.chunk(1, 0.5), Hit.chunk(2, 0.4)]
     links = [
-        ("id-1", "2", "conversation"),  # already a direct hit
-        ("id-1", "3", "wikilink"),
-        ("id-2", "3", "record"),  # twice: once
-        ("id-2", "4", "conversation"),
-        ("id-2", "5", "conversation"),
+        ("id-1", 2, "conversation"),  # already a direct hit
+        ("id-1", 3, "wikilink"),
+        ("id-2", 3, "record"),  # twice: once
+        ("id-2", 4, "conversation"),
+        ("id-2", 5, "conversation"),
     ]
     out = pick_related(direct, links, limit=2)
-    assert [c.key for c in out] == ["3", "4"]
+    assert [c.seq for c in out] == [3, 4]
     assert all(c.related and c.score == 0.0 for c in out)
-    assert out[0].explain == {"related_to": "id-1", "link": "wikilink"}
+    assert out[0].explain() == {"related_to": "id-1", "link": "wikilink"}
     assert pick_related(direct, [], 3) == []
 
 

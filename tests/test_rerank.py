@@ -9,59 +9,65 @@ from typing import Any
 
 import pytest
 
+from engine.search.hits import ChunkRow, Hit
 from engine.search.rerank import Reranker, RerankError, Scores
 from engine.search.rerank.http import endpoint, parse_scores, request_body
 from engine.search.rerank.stage import document_text, head_positions, reorder
-from engine.search.stages import Candidate
 from engine.settings import load_settings
 
 
-def chunk(key: str, score: float = 1.0) -> Candidate:
-    return Candidate(key, score, source_type="note")
+def row(seq: int, title: str = "", content: str = "text") -> ChunkRow:
+    return ChunkRow(seq, f"id-{seq}", "n.md", "note", content, None, title, "", None)
 
 
-def keys(candidates: Sequence[Candidate]) -> list[str]:
-    return [c.key for c in candidates]
+def chunk(seq: int, score: float = 1.0) -> Hit:
+    return Hit.chunk(seq, score, source_type="note", row=row(seq))
+
+
+PROFILE = Hit.profile("dana")
+
+
+def keys(candidates: Sequence[Hit]) -> list[int | None]:
+    return [c.seq for c in candidates]
 
 
 def test_document_text_is_the_title_then_the_text_without_header_lines() -> None:
-    row = {
-        "title": "Weekly sync",
-        "content": "Meeting: Weekly sync\nTags: work, planning\n\nDana: we ship on Friday.",
-    }
-    assert document_text(row, 1000) == "Weekly sync\nDana: we ship on Friday."
-    assert document_text(row, 11) == "Weekly sync"
-    assert document_text({"title": "", "content": "Just text"}, 100) == "Just text"
+    sync = row(
+        1, "Weekly sync", "Meeting: Weekly sync\nTags: work, planning\n\nDana: we ship on Friday."
+    )
+    assert document_text(sync, 1000) == "Weekly sync\nDana: we ship on Friday."
+    assert document_text(sync, 11) == "Weekly sync"
+    assert document_text(row(2, "", "Just text"), 100) == "Just text"
     # A chunk that is nothing but header lines keeps them (there is no other text).
-    assert document_text({"title": "", "content": "Note: Garden\n"}, 100) == "Note: Garden"
+    assert document_text(row(3, "", "Note: Garden\n"), 100) == "Note: Garden"
 
 
 def test_head_positions_are_chunks_with_rows_within_the_depth() -> None:
-    pool = [chunk("1"), Candidate("profile:dana", 0.0), chunk("2"), chunk("3"), chunk("4")]
-    rows = {1: {}, 2: {}, 4: {}}  # 3's row is not in this snapshot
-    assert head_positions(pool, 4, rows) == [0, 2]
-    assert head_positions(pool, 5, rows) == [0, 2, 4]
-    assert head_positions(pool, 1, rows) == [0]
+    unlocated = Hit.chunk(3, 1.0)  # its row is not in this snapshot
+    pool = [chunk(1), PROFILE, chunk(2), unlocated, chunk(4)]
+    assert head_positions(pool, 4) == [0, 2]
+    assert head_positions(pool, 5) == [0, 2, 4]
+    assert head_positions(pool, 1) == [0]
 
 
 def test_reorder_sorts_the_sent_chunks_and_leaves_everything_else_in_place() -> None:
-    pool = [chunk("1"), Candidate("profile:dana", 0.0), chunk("2"), chunk("3"), chunk("9")]
-    positions = [0, 2, 3]  # "9" is past the depth
+    pool = [chunk(1), PROFILE, chunk(2), chunk(3), chunk(9)]
+    positions = [0, 2, 3]  # 9 is past the depth
     out = reorder(pool, positions, {0: 0.1, 1: 2.5, 2: 0.7})
-    assert keys(out) == ["2", "profile:dana", "3", "1", "9"]
+    assert keys(out) == [2, None, 3, 1, 9]
     assert out[1] is pool[1] and out[4] is pool[4]
-    assert dict(out[0].explain) == {"rank_before_rerank": 3, "rerank_score": 2.5, "rerank_rank": 1}
-    assert out[2].explain["rerank_rank"] == 2 and out[3].explain["rerank_rank"] == 3
+    assert out[0].explain() == {"rank_before_rerank": 3, "rerank_score": 2.5, "rerank_rank": 1}
+    assert out[2].notes["rerank_rank"] == 2 and out[3].notes["rerank_rank"] == 3
     assert [c.score for c in out] == [1.0, 0.0, 1.0, 1.0, 1.0]  # the pool's scores are kept
 
 
 def test_unscored_and_non_finite_go_after_the_scored_in_their_order() -> None:
-    pool = [chunk(str(i)) for i in range(5)]
+    pool = [chunk(i) for i in range(5)]
     out = reorder(pool, [0, 1, 2, 3, 4], {1: 1.0, 3: math.nan, 4: 3.0, 7: 9.0})
-    assert keys(out) == ["4", "1", "0", "2", "3"]
-    assert "rerank_score" not in out[2].explain and out[2].explain["rank_before_rerank"] == 1
+    assert keys(out) == [4, 1, 0, 2, 3]
+    assert "rerank_score" not in out[2].notes and out[2].notes["rank_before_rerank"] == 1
     ties = reorder(pool[:3], [0, 1, 2], {0: 1.0, 1: 1.0, 2: 1.0})
-    assert keys(ties) == ["0", "1", "2"]
+    assert keys(ties) == [0, 1, 2]
 
 
 @pytest.mark.parametrize(
@@ -139,7 +145,12 @@ class ListBackend:
         return dict(outcome)
 
 
-ROWS = {1: {"title": "one", "content": "first"}, 2: {"title": "", "content": "second"}}
+ROWS = {1: row(1, "one", "first"), 2: row(2, "", "second")}
+
+
+def sent(seq: int) -> Hit:
+    """A chunk with its row from ROWS (without one, when ROWS has none: never sent)."""
+    return Hit.chunk(seq, 1.0, source_type="note", row=ROWS.get(seq))
 
 
 def stage(backend: ListBackend, now: list[float], **values: Any) -> Reranker:
@@ -157,18 +168,18 @@ def stage(backend: ListBackend, now: list[float], **values: Any) -> Reranker:
 
 def test_the_stage_makes_nothing_while_off_and_skips_an_empty_query() -> None:
     backend = ListBackend([])
-    pool = [chunk("1"), chunk("2")]
+    pool = [sent(1), sent(2)]
     off = stage(backend, [0.0], rerank__backend="off")
-    assert off.apply(pool, "q", ROWS, []) is pool and off.backend is None
+    assert off.apply(pool, "q", []) is pool and off.backend is None
     on = stage(backend, [0.0])
-    assert on.apply(pool, "  ", ROWS, []) is pool and on.made == []  # type: ignore[attr-defined]
+    assert on.apply(pool, "  ", []) is pool and on.made == []  # type: ignore[attr-defined]
 
 
 def test_the_stage_sends_the_head_and_orders_by_the_scores() -> None:
     backend = ListBackend([{0: 0.1, 1: 0.8}])
     reranker = stage(backend, [0.0], rerank__depth=2)
-    out = reranker.apply([chunk("1"), chunk("2"), chunk("7")], "query", ROWS, [])
-    assert keys(out) == ["2", "1", "7"]
+    out = reranker.apply([sent(1), sent(2), sent(7)], "query", [])
+    assert keys(out) == [2, 1, 7]
     assert backend.calls == [("query", ["one\nfirst", "second"])]
 
 
@@ -176,16 +187,16 @@ def test_after_a_failure_the_stage_rests_then_tries_again() -> None:
     now = [100.0]
     backend = ListBackend([RerankError("the server is down"), {0: 0.1, 1: 0.8}])
     reranker = stage(backend, now, rerank__cooldown_seconds=30)
-    pool, warnings = [chunk("1"), chunk("2")], []  # type: ignore[var-annotated]
-    assert reranker.apply(pool, "q", ROWS, warnings) is pool
+    pool, warnings = [sent(1), sent(2)], []  # type: ignore[var-annotated]
+    assert reranker.apply(pool, "q", warnings) is pool
     assert warnings == ["the server is down; results are not re-ranked."]
     now[0] = 110.0
-    assert reranker.apply(pool, "q", ROWS, warnings) is pool
+    assert reranker.apply(pool, "q", warnings) is pool
     assert len(backend.calls) == 1 and warnings[1].endswith(
         "(next try in 20 s); results are not re-ranked."
     )
     now[0] = 131.0
-    assert keys(reranker.apply(pool, "q", ROWS, warnings)) == ["2", "1"]
+    assert keys(reranker.apply(pool, "q", warnings)) == [2, 1]
     assert len(backend.calls) == 2 and len(warnings) == 2
     assert reranker.made == [1]  # type: ignore[attr-defined]
 
@@ -193,8 +204,8 @@ def test_after_a_failure_the_stage_rests_then_tries_again() -> None:
 def test_a_backend_that_cannot_be_made_is_a_warning_too() -> None:
     settings = load_settings(env={}, rerank__backend="onnx", rerank__model_path="")
     warnings: list[str] = []
-    pool = [chunk("1")]
-    assert Reranker(settings).apply(pool, "q", ROWS, warnings) is pool
+    pool = [sent(1)]
+    assert Reranker(settings).apply(pool, "q", warnings) is pool
     assert warnings == [
         "rerank.backend is onnx but rerank.model_path is empty; results are not re-ranked."
     ]

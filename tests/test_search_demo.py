@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from engine.search import Searcher, coordination, fts
-from engine.search.filters import Filters
+from engine.search import Searcher
+from engine.search.query import fts
+from engine.search.query.filters import Filters
+from engine.search.retrieve import keyword_share
 from engine.settings import Settings
 
 
@@ -75,15 +77,15 @@ def test_the_terms_each_bm25_hit_holds_match_a_lookup_row_by_row(demo_index: Set
     searcher = Searcher(demo_index)
     try:
         terms = fts.query_terms("ferry bikes Lofoten budget coffee")
-        held = searcher.bm25(terms, 50, Filters())
+        held = searcher.keywords(terms, 50, Filters()).top
         seqs = list(held)
-        from_query = coordination.keyword_shares(searcher.conn, terms, seqs, held=held)
-        row_by_row = coordination.keyword_shares(searcher.conn, terms, seqs)
+        from_query = keyword_share.keyword_shares(searcher.conn, terms, seqs, held=held)
+        row_by_row = keyword_share.keyword_shares(searcher.conn, terms, seqs)
     finally:
         searcher.close()
     assert len(seqs) > 5 and from_query == row_by_row
     assert max(from_query.values()) > min(from_query.values()) > 0
-    ranked = coordination.by_share(seqs, from_query)
+    ranked = keyword_share.by_share(seqs, from_query)
     assert [from_query[s] for s in ranked] == sorted(from_query.values(), reverse=True)
 
 

@@ -1,4 +1,4 @@
-"""Note-level results (engine/search/sections.py): one result per note or meeting."""
+"""Note-level results (engine/search/rank/sections.py): one result per note or meeting."""
 
 from __future__ import annotations
 
@@ -12,16 +12,22 @@ from jsonschema import Draft202012Validator
 from engine.cli import run
 from engine.schemas import json_schema
 from engine.search import Searcher
-from engine.search.sections import group_sections, section_lift
-from engine.search.stages import Candidate
+from engine.search.hits import Hit
+from engine.search.rank.sections import group_sections, section_lift
 from engine.settings import Settings
 from tests.conftest import cli_args
 
 TYPES = frozenset({"note", "meeting"})
 
 
-def cand(key: str, score: float, kind: str, file: str) -> Candidate:
-    return Candidate(key, score, source_type=kind, source_file=file)
+def cand(key: str, score: float, kind: str, file: str) -> Hit:
+    if key.startswith("profile:"):
+        return Hit.profile(key.removeprefix("profile:"), score)
+    return Hit.chunk(int(key), score, source_type=kind, source_file=file)
+
+
+def keys(hits: list[Hit]) -> list[str]:
+    return [f"profile:{h.person}" if h.seq is None else str(h.seq) for h in hits]
 
 
 def test_a_note_becomes_its_best_section_with_a_bounded_lift() -> None:
@@ -35,11 +41,11 @@ def test_a_note_becomes_its_best_section_with_a_bounded_lift() -> None:
         cand("profile:x", 0.25, "profile", ""),
     ]
     out = group_sections(cands, TYPES, lift=0.1)
-    assert [c.key for c in out] == ["1", "2", "3", "profile:x", "6"]
+    assert keys(out) == ["1", "2", "3", "profile:x", "6"]
     best = out[0]
-    assert best.sections == 3 and best.explain["sections"] == 3
+    assert best.sections == 3 and best.notes["sections"] == 3
     assert best.score == pytest.approx(0.50 * (1 + 0.1 * 2 / 5))
-    assert out[-1].sections == 1 and "sections" not in out[-1].explain
+    assert out[-1].sections == 1 and "sections" not in out[-1].notes
     assert out[1].score == 0.45  # other types unchanged
 
 
@@ -50,14 +56,14 @@ def test_the_lift_is_bounded_and_lift_zero_only_groups() -> None:
     many = [cand(str(i), 0.1, "note", "big.md") for i in range(60)]
     alone = cand("99", 0.105, "note", "small.md")
     out = group_sections([alone, *many], TYPES, lift=0.0)
-    assert [c.key for c in out] == ["99", "0"] and out[1].sections == 60
+    assert keys(out) == ["99", "0"] and out[1].sections == 60
 
 
 def test_the_best_section_need_not_come_first() -> None:
     out = group_sections(
         [cand("1", 0.2, "note", "a.md"), cand("2", 0.6, "note", "a.md")], TYPES, 0.1
     )
-    assert [c.key for c in out] == ["2"] and out[0].sections == 2
+    assert keys(out) == ["2"] and out[0].sections == 2
 
 
 def files(settings: Settings, query: str, limit: int = 10) -> tuple[Counter[str], list]:

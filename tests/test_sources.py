@@ -20,7 +20,7 @@ from engine.extractors.registry import (
 )
 from engine.index.routes import DEFAULT_ROUTES, route_for
 from engine.resources import resource_dir
-from engine.search.related import RECORD_TYPES
+from engine.search.rank.related import RECORD_TYPES
 from engine.settings import SETTINGS_BY_NAME, load_settings
 from engine.settings.table import DEFAULT_HALF_LIVES, GROUPED_TYPES
 from engine.sources import SOURCE_TYPES, SOURCE_TYPES_BY_NAME, SourceType, source_type

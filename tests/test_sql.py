@@ -20,7 +20,7 @@ import pytest
 
 import engine.store.sql
 from engine.records import Person
-from engine.search.filters import Filters, chunk_filter_sql, vec_filter_sql
+from engine.search.query.filters import Filters, chunk_filter_sql, vec_filter_sql
 from engine.store import db
 from engine.store.sql import (
     IdentifierError,
@@ -30,10 +30,12 @@ from engine.store.sql import (
     identifier,
     meta,
     opens,
+    people,
     placeholders,
     schema,
     state,
     vec,
+    verdicts,
 )
 from tests.snapshot_file import check_snapshot
 
@@ -161,6 +163,22 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (opens.clear_sql, ()),
     (opens.by_ids_sql, (3,)),
     (opens.summary_sql, ()),
+    (people.create_tables_sql, ()),
+    (people.mark_files_for_mentions_sql, ()),
+    (people.insert_mention_sql, ()),
+    (people.mentions_by_file_sql, ()),
+    (people.delete_mentions_sql, ()),
+    (people.all_mentions_sql, ()),
+    (people.delete_orphan_mentions_sql, ()),
+    (people.clear_people_sql, ()),
+    (people.insert_person_sql, ()),
+    (people.people_sql, ()),
+    (verdicts.create_table_sql, ()),
+    (verdicts.exists_sql, ()),
+    (verdicts.select_sql, ()),
+    (verdicts.upsert_sql, ()),
+    (verdicts.delete_sql, ()),
+    (verdicts.delete_other_signatures_sql, ()),
 ]
 
 
@@ -181,7 +199,10 @@ def builder_modules() -> list[ModuleType]:
 
 def test_builder_modules_are_one_per_table() -> None:
     found = {m.__name__.rsplit(".", 1)[1] for m in builder_modules()}
-    assert found == {"chunks", "database", "fts", "meta", "opens", "schema", "state", "vec"}
+    assert found == {
+        *("chunks", "database", "fts", "meta", "opens", "people", "schema", "state", "vec"),
+        "verdicts",
+    }
     for module in builder_modules():
         assert module.__doc__ and "\n" not in module.__doc__.split("\n\n")[0].strip()
 
@@ -214,6 +235,7 @@ def index(tmp_path: Path) -> apsw.Connection:
         conn.execute(statement)
     for statement in fts.create_vocab_sql():  # made by the keyword index as it loads
         conn.execute(statement)
+    conn.execute(verdicts.create_table_sql())  # made by the first stored verdict
     return conn
 
 

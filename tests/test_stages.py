@@ -8,9 +8,9 @@ import pytest
 
 from engine.people import PeopleMatcher
 from engine.records import Person
-from engine.search import fts
-from engine.search.stages import (
-    Candidate,
+from engine.search.hits import Hit
+from engine.search.query import fts
+from engine.search.rank.stages import (
     apply_recency,
     inject_entity,
     mmr_diversify,
@@ -34,7 +34,7 @@ def test_rrf_weights_scale_each_list() -> None:
 
 
 def test_rrf_scales_weigh_each_key_of_a_list() -> None:
-    # The coordination list: a chunk holding a fifth of the query gets a fifth of a vote.
+    # The coverage list: a chunk holding a fifth of the query gets a fifth of a vote.
     lists = {"bm25": ["a", "b"], "coverage": ["a", "b"]}
     fused = rrf_fuse(lists, k=10, scales={"coverage": {"a": 1.0, "b": 0.2}})
     assert fused["a"][0] == pytest.approx(2 / 11)
@@ -52,43 +52,43 @@ def test_recency_halves_at_the_half_life_and_stops_at_the_floor() -> None:
 
 def test_apply_recency_reorders_by_decayed_score() -> None:
     now = datetime(2026, 6, 30)
-    old = Candidate("old", 1.0, source_type="slack", content_date="2025-06-30")
-    new = Candidate("new", 0.6, source_type="slack", content_date="2026-06-29")
+    old = Hit.chunk(1, 1.0, source_type="slack", content_date="2025-06-30")
+    new = Hit.chunk(2, 0.6, source_type="slack", content_date="2026-06-29")
     ranked = apply_recency([old, new], now, {"slack": 35}, 60, 0.25)
-    assert [c.key for c in ranked] == ["new", "old"]
+    assert [c.seq for c in ranked] == [2, 1]
     assert ranked[1].score == pytest.approx(0.25)
-    assert ranked[1].explain["recency"] == 0.25
+    assert ranked[1].signals["recency"] == 0.25
 
 
 def test_entity_injection_uses_the_median_and_happens_once() -> None:
-    cands = [Candidate(str(i), s) for i, s in enumerate([0.9, 0.5, 0.3, 0.1])]
-    profile = Candidate("profile:ann", 0.0, source_type="profile")
+    cands = [Hit.chunk(i, s) for i, s in enumerate([0.9, 0.5, 0.3, 0.1])]
+    profile = Hit.profile("ann")
     out = inject_entity(cands, profile)
-    assert [c.key for c in out] == ["0", "1", "profile:ann", "2", "3"]
+    assert [c.seq for c in out] == [0, 1, None, 2, 3] and out[2].person == "ann"
+    assert out[2].source_type == "profile" and out[2].notes["injected"] == "median score"
     assert out[2].score == pytest.approx(0.4)
     assert inject_entity(out, profile) == out
 
 
 def test_mmr_caps_each_type_in_the_head() -> None:
     cands = [
-        Candidate(f"s{i}", 1.0 - i * 0.01, source_type="slack", source_file=f"f{i}")
-        for i in range(6)
+        Hit.chunk(i, 1.0 - i * 0.01, source_type="slack", source_file=f"f{i}") for i in range(6)
     ]
-    cands.append(Candidate("n1", 0.5, source_type="note", source_file="n"))
+    cands.append(Hit.chunk(10, 0.5, source_type="note", source_file="n"))
     out = mmr_diversify(cands, top=5, lam=0.7, max_per_type=3)
     head_types = [c.source_type for c in out[:5]]
     assert head_types.count("slack") <= 4  # only slack and one note remain to fill the head
     assert out[:4].count(cands[-1]) == 0 or "note" in head_types
     assert "note" in head_types
-    assert sorted(c.key for c in out) == sorted(c.key for c in cands)
+    assert sorted(c.seq or 0 for c in out) == sorted(c.seq or 0 for c in cands)
 
 
 def test_mmr_prefers_another_file_over_the_same_file() -> None:
-    a1 = Candidate("a1", 1.0, source_type="slack", source_file="a")
-    a2 = Candidate("a2", 0.95, source_type="slack", source_file="a")
-    b1 = Candidate("b1", 0.9, source_type="slack", source_file="b")
+    a1 = Hit.chunk(1, 1.0, source_type="slack", source_file="a")
+    a2 = Hit.chunk(2, 0.95, source_type="slack", source_file="a")
+    b1 = Hit.chunk(3, 0.9, source_type="slack", source_file="b")
     out = mmr_diversify([a1, a2, b1], top=3, lam=0.7, max_per_type=3)
-    assert [c.key for c in out] == ["a1", "b1", "a2"]
+    assert [c.seq for c in out] == [1, 3, 2]
 
 
 def test_people_match_longest_name_first_on_word_boundaries() -> None:
@@ -137,14 +137,14 @@ def test_stop_words_are_dropped_unless_nothing_is_left() -> None:
 
 def test_recency_weight_blends_the_decay_so_old_matches_are_not_crushed() -> None:
     now = datetime(2026, 6, 30)
-    old = Candidate("old", 1.0, source_type="slack", content_date="2025-06-30")  # decay 0.25
-    new = Candidate("new", 0.8, source_type="slack", content_date="2026-06-30")  # decay 1.0
+    old = Hit.chunk(1, 1.0, source_type="slack", content_date="2025-06-30")  # decay 0.25
+    new = Hit.chunk(2, 0.8, source_type="slack", content_date="2026-06-30")  # decay 1.0
     gentle = apply_recency([old, new], now, {"slack": 35}, 60, 0.25, weight=0.2)
-    assert [c.key for c in gentle] == ["old", "new"]
+    assert [c.seq for c in gentle] == [1, 2]
     assert gentle[0].score == pytest.approx(0.8 + 0.2 * 0.25)
-    assert gentle[0].explain["recency"] == pytest.approx(0.85)
+    assert gentle[0].signals["recency"] == pytest.approx(0.85)
     full = apply_recency([old, new], now, {"slack": 35}, 60, 0.25, weight=1.0)
-    assert [c.key for c in full] == ["new", "old"]
+    assert [c.seq for c in full] == [2, 1]
     assert apply_recency([old], now, {"slack": 35}, 60, 0.25, weight=0.0)[0].score == 1.0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from engine.search.suggest import closest, unknown_person_warning, unknown_type_warning
+from engine.search.query.suggest import closest, unknown_person_warning, unknown_type_warning
 from engine.settings import Settings
 from tests.conftest import cli_args
 from tests.test_cli import cli

@@ -14,8 +14,8 @@ from engine.core import Engine
 from engine.embedders import create_embedder
 from engine.index.runs import reindex
 from engine.search import Searcher
-from engine.search.filters import Filters
-from engine.search.vector_cache import VectorCache
+from engine.search.query.filters import Filters
+from engine.search.retrieve.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
 

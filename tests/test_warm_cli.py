@@ -81,8 +81,11 @@ def one_shot(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[byt
 
 
 def timeless(stdout: bytes) -> bytes:
-    """The output without its timing, the one thing two runs never share."""
+    """The output without its timings (the search's and, with --explain, each stage's),
+    the one thing two runs never share."""
     stdout = re.sub(rb'"took_ms": [0-9.]+', b'"took_ms": 0', stdout)
+    stdout = re.sub(rb'"ms": [0-9.]+', b'"ms": 0', stdout)
+    stdout = re.sub(rb" +[0-9.]+ ms +(\d+ kept)", rb" 0 ms \1", stdout)
     return re.sub(rb"hits \xc2\xb7 \d+ ms \xc2\xb7", b"hits \xc2\xb7 0 ms \xc2\xb7", stdout)
 
 

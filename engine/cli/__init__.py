@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from engine.cli import frecency, index, keys, maintenance, mcp, status, watch
+from engine.cli import frecency, index, keys, maintenance, mcp, people, roots, status, watch
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -32,6 +32,7 @@ Command = Callable[[Sequence[str], TextIO], int]
 COMMANDS: dict[str, Command] = {
     "reindex": index.cmd_reindex,
     "discover": index.cmd_discover,
+    "roots": roots.cmd_roots,
     "demo": index.cmd_demo,
     "status": status.cmd_status,
     "maintenance": maintenance.cmd_maintenance,
@@ -41,6 +42,7 @@ COMMANDS: dict[str, Command] = {
     "mcp": mcp.cmd_mcp,
     "opened": frecency.cmd_opened,
     "frecency": frecency.cmd_frecency,
+    "people": people.cmd_people,
 }
 
 GLOBAL_FLAGS = ("--root", "--db", "--config")  # engine.cli.common.add_common

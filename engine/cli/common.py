@@ -22,7 +22,7 @@ from engine.store import db
 EXIT_OK, EXIT_USAGE, EXIT_NO_INDEX, EXIT_UNUSABLE = 0, 2, 3, 4
 EXIT_BUSY = 5
 EXIT_INTERRUPTED = 130
-NO_ROOT = "no data root configured: pass --root DIR, set MEMEX_ROOT or 'roots' in the config file"
+NO_ROOT = "no data root configured: run 'memex roots add ~' (or another folder), or pass --root DIR"
 
 
 class CliError(Exception):

@@ -2,7 +2,7 @@
 
 A launcher or script that shows `memex --search … --json` results calls `memex opened
 <id>` when the user picks one, as the app does on Enter; the next searches lift that result
-a little (engine/search/frecency.py). The opens are kept in the index file, apart from its
+a little (engine/search/rank/frecency.py). The opens are kept in the index file, apart from its
 content (engine/store/opens.py).
 """
 
@@ -25,14 +25,14 @@ from engine.cli.common import (
     settings_from,
     tell,
 )
+from engine.core import read_people
 from engine.index.locks import WAITING_FOR_LOCK
-from engine.people import load_people
 from engine.settings import Settings
 from engine.store import db, opens
 from engine.store.sql import chunks
 from engine.text import clean_text, is_clean
 
-PROFILE = "profile:"  # a person's id (engine/search/entity.py)
+PROFILE = "profile:"  # a person's id (engine/search/rank/entity.py)
 
 
 def _clock(settings: Settings) -> datetime:
@@ -66,7 +66,7 @@ def _source_files(settings: Settings, result_ids: Sequence[str]) -> list[tuple[s
     one sentence (exit 2) for the first id that names nothing."""
     for result_id in result_ids:
         _check_id(result_id)
-    slugs = {p.slug for p in load_people(settings)} if _any_profile(result_ids) else set()
+    slugs = {p.slug for p in read_people(settings)} if _any_profile(result_ids) else set()
     conn = db.connect(settings.db_path, create=False)
     try:
         if not db.has_schema(conn):  # an empty file, another program's database

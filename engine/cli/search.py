@@ -19,7 +19,10 @@ from engine.cli.common import (
     add_common,
     settings_from,
 )
+from engine.cli.discovery import shown
+from engine.core import read_people
 from engine.index import recovery
+from engine.people import carded
 from engine.records import SearchResult
 from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
 from engine.settings import Settings
@@ -27,7 +30,7 @@ from engine.store import db
 from engine.warm.argv import END_OF_OPTIONS, FREE_TEXT_FLAGS
 
 COMMAND_NAMES = (
-    "reindex, watch, maintenance, backup, discover, status, key, demo, mcp, opened, frecency"
+    "roots, reindex, watch, maintenance, backup, discover, status, key, demo, mcp, opened, frecency"
 )
 
 
@@ -116,6 +119,7 @@ def print_response(response: SearchResponse, as_json: bool, explain: bool, out: 
         if explain:
             for item, r in zip(payload["results"], response.results, strict=True):
                 item["explain"] = r.explain
+            payload["stages"] = response.stages_json()
         out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
         return
     for warning in response.warnings:
@@ -127,6 +131,8 @@ def print_response(response: SearchResponse, as_json: bool, explain: bool, out: 
     for n, r in enumerate(response.results, start=1):
         out.write(format_result(n, r, explain) + "\n\n")
     out.write(f"{len(response.results)} hits · {response.took_ms:.0f} ms · {response.mode}\n")
+    if explain:  # the pipeline as it ran: each stage, its time, the hits it kept
+        out.write("stages:\n" + "".join(f"  {line}\n" for line in response.stage_lines()))
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
@@ -134,9 +140,10 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     check_limit(args)
     try:
         # One query: a vec0 scan is cheaper than loading every vector into memory.
-        searcher = Searcher(settings, vector_cache=False, keyword_index=False)
+        people = carded(read_people(settings), settings)  # the directory, as the warm path
+        searcher = Searcher(settings, vector_cache=False, keyword_index=False, people=people)
     except NoIndexError as exc:
-        raise CliError(str(exc), EXIT_NO_INDEX) from None
+        raise CliError(no_index_message(settings, exc), EXIT_NO_INDEX) from None
     except db.IndexError_ as exc:
         raise CliError(str(exc), EXIT_UNUSABLE) from None
     try:
@@ -145,6 +152,20 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         searcher.close()
     print_response(response, args.json, args.explain, out)
     return EXIT_OK
+
+
+def no_index_message(settings: Settings, exc: NoIndexError) -> str:
+    """What to run when there is no index yet: add a folder first, or index the folders
+    already configured. A file that is there but is no index keeps the engine's sentence."""
+    if settings.db_path.exists():
+        return str(exc)
+    if not settings.roots:
+        return (
+            "no index yet, and no data folder to index: run 'memex roots add ~' "
+            "(or another folder), then 'memex reindex'"
+        )
+    folders = ", ".join(shown(root) for root in settings.roots)
+    return f"no index yet: run 'memex reindex' to index {folders}"
 
 
 def check_limit(args: argparse.Namespace) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.extractors.sniffing import SiblingCheck, head_lines
-from engine.records import Draft
+from engine.records import Draft, Mention
 
 if TYPE_CHECKING:
     from bs4 import Tag
@@ -155,6 +155,36 @@ def _addresses(value: str | None) -> list[tuple[str, str]]:
     return [(n, a) for n, a in (getaddresses([value]) if value else []) if n or a]
 
 
+def people_in(value: object, role: str, when: str | None) -> list[Mention]:
+    """The people a From/To/Cc value names (`Name <address>`, several comma-separated);
+    a value with no address at all ("Dr. Weber's practice") is one name."""
+    text = " ".join(str(value or "").split())
+    if "@" not in text:
+        return [Mention(name=text, role=role, first=when, last=when)] if text else []
+    return [
+        Mention(
+            name="" if name.strip() == address else name,
+            emails=(address,),
+            role=role,
+            first=when,
+            last=when,
+        )
+        for name, address in _addresses(text)
+        if "@" in address
+    ]
+
+
+def message_mentions(message: EmailMessage, when: str | None) -> list[Mention]:
+    """Who a message names: its sender (author), its To and Cc (recipients). A mailing
+    (list headers) names nobody: its sender is a list, its recipients the user."""
+    if message.get("List-Unsubscribe") or message.get("List-Id"):
+        return []
+    found = people_in(message.get("From"), "author", when)
+    for header in ("To", "Cc"):
+        found += people_in(message.get(header), "recipient", when)
+    return found
+
+
 def _readable(pairs: list[tuple[str, str]]) -> str:
     return ", ".join(f"{n} <{a}>" if n and a else n or a for n, a in pairs)
 
@@ -214,11 +244,13 @@ def _extract_mbox(data: bytes) -> Extraction:
         raw = re.sub(rb"^>(>*From )", rb"\1", data[header_end:end], flags=re.MULTILINE)
         line += data.count(b"\n", counted, start)  # counted on from the last message: linear
         counted = start
-        draft = message_draft(_parse(raw), f"line:{line}", result.notes)
+        message = _parse(raw)
+        draft = message_draft(message, f"line:{line}", result.notes)
         if draft is None or not draft.content_date and not draft.metadata["from"]:
             result.problems.append(f"line {line}: not a readable message")
         else:
             result.drafts.append(draft)
+            result.mentions += message_mentions(message, draft.content_date)
     return result
 
 
@@ -230,6 +262,7 @@ def _extract_eml(data: bytes) -> Extraction:
     draft = message_draft(message, "line:1", result.notes)
     if draft is not None:
         result.drafts.append(draft)
+        result.mentions += message_mentions(message, draft.content_date)
     return result
 
 
@@ -263,7 +296,25 @@ def extract_email(data: bytes, path: PurePath) -> Extraction:
         if b"\x00" in data[:4096]:
             raise ExtractError("binary content (NUL bytes)")
         return _extract_eml(data)
-    return jsonl_drafts(data, _catalog_draft, "message without subject or summary")
+    return _extract_catalog(data)
+
+
+def _extract_catalog(data: bytes) -> Extraction:
+    """Catalog JSONL: a draft per record, and the people its `from`, `to` and `cc` name."""
+    mentions: list[Mention] = []
+
+    def draft_for(number: int, record: dict[str, Any]) -> Draft | None:
+        draft = _catalog_draft(number, record)
+        if draft is not None:
+            for key, role in (("from", "author"), ("to", "recipient"), ("cc", "recipient")):
+                listed = record.get(key)
+                for value in listed if isinstance(listed, list) else [listed]:
+                    mentions.extend(people_in(value, role, draft.content_date))
+        return draft
+
+    result = jsonl_drafts(data, draft_for, "message without subject or summary")
+    result.mentions = mentions
+    return result
 
 
 _HEADER = re.compile(r"^[!-9;-~]{1,76}:[ \t]")

@@ -17,7 +17,7 @@ from engine.extractors import Extraction
 from engine.extractors.chunking import SECTION_MAX_CHARS, date_from_name, decode, parse_date
 from engine.extractors.obsidian import render_links, strip_comments
 from engine.extractors.sniffing import SiblingCheck
-from engine.records import Draft
+from engine.records import Draft, Mention
 from engine.sources import SourceType
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -32,6 +32,9 @@ MAX_FRONT_MATTER_DEPTH = 32
 _YAML_FAILURES = (yaml.YAMLError, ValueError, TypeError, AttributeError, OverflowError)
 UNREADABLE_FRONT_MATTER = "line 1: front matter is not readable YAML; read as text"
 SKIPPED_FRONT_MATTER = "line 1: front matter is not readable YAML; skipped"
+PEOPLE_FOLDER, PERSON_TAG = "people", "person"
+_PERSON_TAG = re.compile(r"(?<![\w/#&])#person(?![\w-])")  # `#person`, `#person/friend`
+_ORG_KEYS = ("organisation", "organization", "org", "company")
 
 
 @dataclass(frozen=True)
@@ -243,7 +246,36 @@ def markdown_drafts(
     for section in sections(body, front_matter.first_line):
         if "\n".join(section.lines).strip():
             result.drafts.extend(_section_drafts(head, section))
+    if obsidian and is_person_note(front_matter.data, body, path):
+        result.mentions.append(person_note_mention(front_matter.data, head))
     return result
+
+
+def is_person_note(front: dict[str, Any], body: str, path: PurePath) -> bool:
+    """A note about one person: in a folder named `People` (at any depth), tagged
+    `person` (front matter `tags`, or `#person` in the text) or of `type: person`."""
+    if any(folder.casefold() == PEOPLE_FOLDER for folder in path.parent.parts):
+        return True
+    tags = [t.lstrip("#").casefold() for t in _as_list(front.get("tags"))]
+    if any(t == PERSON_TAG or t.startswith(f"{PERSON_TAG}/") for t in tags):
+        return True
+    return str(front.get("type") or "").casefold() == PERSON_TAG or bool(_PERSON_TAG.search(body))
+
+
+def person_note_mention(front: dict[str, Any], head: NoteHead) -> Mention:
+    """The person a person note is about: its title, its `aliases:`, and the emails,
+    phones and organisation its front matter gives."""
+    org = next((str(front[k]) for k in _ORG_KEYS if front.get(k)), "")
+    return Mention(
+        name=head.title,
+        aliases=tuple(head.aliases),
+        emails=tuple(v for k in ("email", "emails") for v in _as_list(front.get(k))),
+        phones=tuple(v for k in ("phone", "phones", "mobile") for v in _as_list(front.get(k))),
+        org=org,
+        role="note",
+        first=head.date,
+        last=head.date,
+    )
 
 
 def extract_markdown(source: SourceType, data: bytes, path: PurePath) -> Extraction:

@@ -10,7 +10,8 @@ from engine.extractors import Extraction
 from engine.extractors.chunking import SEGMENT_CHARS, decode, parse_date
 from engine.extractors.filenames import datetime_from_name, recording_title
 from engine.extractors.markdown import split_front_matter
-from engine.records import Draft
+from engine.extractors.mentions import spoken
+from engine.records import Draft, Mention
 
 _TURN = re.compile(
     r"^\s*(?:\*\*(?P<b>[^*:]{1,60}):?\*\*:?|(?P<p>[A-Z][\w .'\-]{0,40}):)\s*(?P<text>.*)$"
@@ -82,6 +83,11 @@ def segment_drafts(
     return drafts
 
 
+def turn_mentions(turns: list[Turn], date: str | None) -> list[Mention]:
+    """One mention per speaker turn (role "speaker"), dated by the meeting."""
+    return [spoken(t.speaker, date, role="speaker") for t in turns if t.speaker]
+
+
 def extract_meeting(data: bytes, path: PurePath) -> Extraction:
     if path.suffix.lower() in (".vtt", ".srt"):
         from engine.extractors.subtitles import extract_subtitles
@@ -92,4 +98,11 @@ def extract_meeting(data: bytes, path: PurePath) -> Extraction:
     date = parse_date(front.get("date")) or datetime_from_name(path.name)
     raw = front.get("attendees") or []
     attendees = [str(a) for a in raw] if isinstance(raw, list) else [str(raw)]
-    return Extraction(drafts=segment_drafts(parse_turns(body, first_line), title, date, attendees))
+    turns = parse_turns(body, first_line)
+    return Extraction(
+        drafts=segment_drafts(turns, title, date, attendees),
+        mentions=[
+            *turn_mentions(turns, date),
+            *(spoken(name, date, role="attendee") for name in attendees),
+        ],
+    )

@@ -25,11 +25,13 @@ from engine.extractors.chunking import (
     numbered_messages,
 )
 from engine.extractors.sniffing import SiblingCheck, head_lines, head_text
+from engine.records import Mention
 
 QUOTE_CHARS = 60
 SELF = "Me"
 MENTION_MARK = "\ufffc"  # where a mention sits in `message`; `mentions` says whom
 _SPAN = ("start", "length")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def _sender(envelope: dict[str, Any]) -> str:
@@ -118,6 +120,7 @@ def _message(
         raise ValueError("no envelope")
     sync = envelope.get("syncMessage")
     sent = sync.get("sentMessage") if isinstance(sync, dict) else None
+    account = str(record.get("account") or "")
     if isinstance(sent, dict):
         body, sender = sent, SELF
         partner = str(
@@ -126,14 +129,18 @@ def _message(
             or sent.get("destinationName")
             or "unknown"
         )
+        who = _person(sent, "destination", names, "recipient")
     elif isinstance(envelope.get("dataMessage"), dict):
         body, sender = envelope["dataMessage"], _sender(envelope)
         partner = str(envelope.get("sourceNumber") or envelope.get("source") or sender)
+        who = _person(envelope, "source", names, "author")
     else:
         return None  # receipt, typing, call or other notice
-    text = _text(body, names, str(record.get("account") or ""))
+    text = _text(body, names, account)
     if not text:
         return None
+    if who is not None and account and account in who.phones:
+        who = None  # this account's own message from another of its devices
     ms = float(body.get("timestamp") or envelope["timestamp"])
     return Message(
         when=iso_from_epoch(ms / 1000.0),
@@ -142,6 +149,26 @@ def _message(
         conversation=_conversation(body, partner, groups),
         location=f"line:{number}",
         epoch=ms / 1000.0,
+        extra={"mention": who},
+    )
+
+
+def _person(
+    fields: dict[str, Any], prefix: str, names: dict[str, str], role: str
+) -> Mention | None:
+    """Who an envelope's source (or a sent message's destination) is: the profile name,
+    the number, the handle `signal:<uuid>`; None when it says nothing of them."""
+    raw = str(fields.get(prefix) or "")
+    number = str(fields.get(f"{prefix}Number") or (raw if raw.startswith("+") else ""))
+    uuid = str(fields.get(f"{prefix}Uuid") or (raw if _UUID.fullmatch(raw) else ""))
+    name = str(fields.get(f"{prefix}Name") or names.get(number) or names.get(uuid) or "")
+    if not (name or number or uuid):
+        return None
+    return Mention(
+        name=name,
+        phones=(number,) if number else (),
+        handles=(f"signal:{uuid}",) if uuid else (),
+        role=role,
     )
 
 
@@ -173,6 +200,11 @@ def extract_signal(data: bytes, path: PurePath) -> Extraction:
         "signal",
         prefix="",
     )
+    result.mentions = [
+        replace(m.extra["mention"], first=m.when, last=m.when)
+        for m in messages
+        if m.extra.get("mention") is not None
+    ]
     return result
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
 
@@ -30,6 +30,8 @@ from engine.extractors.chunking import (
     load_json,
     numbered_messages,
 )
+from engine.extractors.mentions import spoken
+from engine.records import Mention
 
 # Subtypes that are people talking; joins, leaves, bots, topic changes and tombstones are not.
 SPOKEN_SUBTYPES = {None, "", "thread_broadcast", "file_share", "me_message", "message_replied"}
@@ -40,6 +42,7 @@ _SUBTEAM = re.compile(r"<!subteam\^[A-Z0-9]+\|([^>]+)>")
 _LINK = re.compile(r"<((?:https?|mailto|tel):[^>|]+)(?:\|([^>]+))?>")
 _DM_FOLDER = re.compile(r"D[A-Z0-9]{2,}")  # the export names a DM's folder by its id
 DELETED_TEXT = "This message was deleted."
+SLACKBOT = "USLACKBOT"
 # The export root's listings, beside a day file's channel folder (`SourceType.siblings`).
 USERS, DMS, MPIMS = "../users.json", "../dms.json", "../mpims.json"
 SIBLINGS = (USERS, DMS, MPIMS)
@@ -79,7 +82,7 @@ def _jsonl_message(
         conversation=str(record.get("channel") or default_channel),
         location=f"line:{number}",
         epoch=ts,
-        extra={"thread_ts": record.get("thread_ts")},
+        extra={"thread_ts": record.get("thread_ts"), "user": str(record.get("user") or "")},
     )
 
 
@@ -100,22 +103,40 @@ def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
         errors=(TypeError, ValueError),
     )
     result.drafts = chat_drafts(messages, "slack")
+    result.mentions = [_jsonl_mention(m) for m in messages if not is_bot_id(m.extra.get("user"))]
     return result
+
+
+def is_bot_id(user: object) -> bool:
+    """A bot's id (`B…`, as Slack numbers bots and integrations; people are `U…`/`W…`)
+    or Slackbot's: nobody to know."""
+    uid = str(user or "")
+    return uid == SLACKBOT or (uid.startswith("B") and uid[1:].isalnum() and uid[1:].isupper())
+
+
+def _jsonl_mention(message: Message) -> Mention:
+    """The author of a synced log's message: the name it was posted under, with the id."""
+    user = str(message.extra.get("user") or "")
+    name = "" if message.sender in (user, "unknown") else message.sender
+    return spoken(name, message.when, handles=(f"slack:{user}",) if user else ())
 
 
 @dataclass(frozen=True)
 class Listings:
-    """An export root's listings: user id → display name, conversation → member ids."""
+    """An export root's listings: user id → display name, conversation → member ids, and
+    user id → who they are (a `Mention` without role or dates; bots left out)."""
 
     users: dict[str, str]
     members: dict[str, tuple[str, ...]]  # a DM's or group DM's id and name → member ids
+    people: dict[str, Mention] = field(default_factory=dict)
 
 
 def listings(siblings: Siblings) -> Listings:
     """The listings of the export a day file belongs to; what is missing or broken is empty."""
     members = _members(siblings.get(DMS))
     members.update(_members(siblings.get(MPIMS)))
-    return Listings(_users(siblings.get(USERS)), members)
+    listed = _listed(siblings.get(USERS))
+    return Listings(_users(listed), members, _people(listed))
 
 
 def _listed(data: bytes | None) -> list[Any]:
@@ -128,10 +149,10 @@ def _listed(data: bytes | None) -> list[Any]:
     return items if isinstance(items, list) else []
 
 
-def _users(data: bytes | None) -> dict[str, str]:
+def _users(listed: list[Any]) -> dict[str, str]:
     """users.json as {id: display name}."""
     names: dict[str, str] = {}
-    for user in _listed(data):
+    for user in listed:
         if isinstance(user, dict) and user.get("id"):
             profile = user.get("profile")
             names[str(user["id"])] = _display_name(
@@ -152,6 +173,36 @@ def _display_name(profile: dict[str, Any], user: dict[str, Any]) -> str:
     return str(user.get("id") or "unknown")
 
 
+def _people(listed: list[Any]) -> dict[str, Mention]:
+    """users.json as {id: who they are}: the real name, the display name as an alias, the
+    profile's email, the handle `slack:<id>` and the team; bots are nobody."""
+    found: dict[str, Mention] = {}
+    for user in listed:
+        if isinstance(user, dict) and user.get("id") and not _is_bot(user):
+            profile = user.get("profile")
+            found[str(user["id"])] = _person(profile if isinstance(profile, dict) else {}, user)
+    return found
+
+
+def _is_bot(user: dict[str, Any]) -> bool:
+    return bool(user.get("is_bot") or user.get("is_app_user")) or user.get("id") == SLACKBOT
+
+
+def _person(profile: dict[str, Any], user: dict[str, Any]) -> Mention:
+    """Who a users.json entry (or a day file's `user_profile`) says a user is."""
+    real = str(profile.get("real_name") or user.get("real_name") or "").strip()
+    shown = str(profile.get("display_name") or "").strip()
+    name = real or shown or str(user.get("name") or "")
+    email = str(profile.get("email") or "").strip()
+    return Mention(
+        name=name,
+        aliases=(shown,) if shown and shown != name else (),
+        emails=(email,) if email else (),
+        handles=(f"slack:{user['id']}",) if user.get("id") else (),
+        org=str(user.get("team_id") or profile.get("team") or ""),
+    )
+
+
 def _members(data: bytes | None) -> dict[str, tuple[str, ...]]:
     """dms.json or mpims.json as {id and name: member ids}."""
     found: dict[str, tuple[str, ...]] = {}
@@ -161,6 +212,12 @@ def _members(data: bytes | None) -> dict[str, tuple[str, ...]]:
                 if item.get(key):
                     found[str(item[key])] = tuple(str(m) for m in item["members"])
     return found
+
+
+def is_direct(path: PurePath) -> bool:
+    """Whether a day file is of a DM (folder `D…`) or a group DM (folder `mpdm-…`)."""
+    folder = path.parent.name
+    return bool(_DM_FOLDER.fullmatch(folder)) or folder.startswith("mpdm-")
 
 
 def direct_conversation(
@@ -221,7 +278,7 @@ def _export_message(item: Any, channel: str, names: dict[str, str], line: int) -
         conversation=channel,
         epoch=ts,
         location=f"line:{line}",
-        extra={"thread_ts": thread or None, "edited": bool(item.get("edited"))},
+        extra={"thread_ts": thread or None, "edited": bool(item.get("edited")), "user": user},
     )
 
 
@@ -274,7 +331,55 @@ def _extract_export_day(data: bytes, path: PurePath, siblings: Siblings) -> Extr
         where="message",
     )
     result.drafts = chat_drafts(_thread_order(messages), "slack", prefix)
+    profiles = _profiles_in_file([item for _, item in items], listed)
+    result.mentions = export_mentions(messages, listed, profiles, path)
     return result
+
+
+def _profiles_in_file(items: list[Any], listed: Listings) -> dict[str, Mention]:
+    """Who the users users.json does not list are, by the day file's own `user_profile`."""
+    found: dict[str, Mention] = {}
+    for item in items:
+        if (
+            isinstance(item, dict)
+            and item.get("user")
+            and isinstance(item.get("user_profile"), dict)
+        ):
+            uid = str(item["user"])
+            if uid not in listed.users and uid not in found:
+                found[uid] = _person(item["user_profile"], {"id": uid, "team_id": item.get("team")})
+    return found
+
+
+def _who(uid: str, listed: Listings, profiles: dict[str, Mention]) -> Mention | None:
+    """A user id as a mention: users.json first, then the day file's profile, else the
+    handle alone; None for nobody (a bot users.json lists, Slackbot, no id)."""
+    if uid in listed.people:
+        return listed.people[uid]
+    if not uid or is_bot_id(uid) or uid in listed.users:
+        return None
+    return profiles.get(uid) or Mention(handles=(f"slack:{uid}",))
+
+
+def export_mentions(
+    messages: list[Message], listed: Listings, profiles: dict[str, Mention], path: PurePath
+) -> list[Mention]:
+    """One mention per message of its author, and of each other member of a DM or group DM
+    (role "recipient"); the team is the export's folder where users.json names none."""
+    org = path.parent.parent.name
+    members = listed.members.get(path.parent.name, ()) if is_direct(path) else ()
+    found: list[Mention] = []
+    for message in messages:
+        user = str(message.extra.get("user") or "")
+        roles = [(user, "author"), *((m, "recipient") for m in members if m != user)]
+        for uid, role in roles:
+            person = _who(uid, listed, profiles)
+            if person is not None:
+                when = message.when
+                found.append(
+                    replace(person, role=role, org=person.org or org, first=when, last=when)
+                )
+    return found
 
 
 def extract_slack(data: bytes, path: PurePath, siblings: Siblings = NO_SIBLINGS, /) -> Extraction:

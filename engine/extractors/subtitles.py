@@ -15,7 +15,7 @@ from pathlib import PurePath
 from engine.extractors import Extraction
 from engine.extractors.chunking import SEGMENT_CHARS, decode
 from engine.extractors.filenames import datetime_from_name, recording_title
-from engine.extractors.meeting import Turn, segment_drafts
+from engine.extractors.meeting import Turn, segment_drafts, turn_mentions
 from engine.extractors.sniffing import SiblingCheck, head_lines
 
 _TIMING = re.compile(r"^\s*(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})\s*-->\s*\S+")
@@ -109,6 +109,7 @@ def extract_subtitles(data: bytes, path: PurePath) -> Extraction:
     turns = cue_turns(text, result)
     when = datetime_from_name(path.name)  # Zoom's GMT… names hold the start time (UTC)
     result.drafts = segment_drafts(turns, _title(text, path), when, [])
+    result.mentions = turn_mentions(turns, when)
     return result
 
 

@@ -26,7 +26,9 @@ from engine.extractors.chunking import (
     parse_date,
     to_epoch,
 )
+from engine.extractors.mentions import spoken
 from engine.extractors.sniffing import SiblingCheck, head_text, json_keys
+from engine.records import Mention
 
 QUOTE_CHARS = 60
 UNNAMED_MEDIA = ("sticker", "animation")  # their files are named sticker.webp, giphy.mp4
@@ -105,7 +107,7 @@ def _export_message(
         conversation=chat,
         location=f"line:{line}" if line else f"id:{item.get('id')}",
         epoch=to_epoch(when),
-        extra={"id": item.get("id")},
+        extra={"id": item.get("id"), "from_id": str(item.get("from_id") or "")},
     )
 
 
@@ -167,7 +169,15 @@ def _extract_export(data: bytes) -> Extraction:
     for chat in _document_chats(text, result):
         messages += _chat_messages(chat, lines, result)
     result.drafts = chat_drafts(messages, "telegram", prefix="")
+    result.mentions = [_mention(m) for m in messages]
     return result
+
+
+def _mention(message: Message) -> Mention:
+    """A message's author: the name it shows and, in an export, the id `from_id`."""
+    user = str(message.extra.get("from_id") or "")
+    name = "" if message.sender == "unknown" else message.sender
+    return spoken(name, message.when, handles=(f"telegram:{user}",) if user else ())
 
 
 def _jsonl_message(number: int, record: dict[str, Any], default_chat: str) -> Message | None:
@@ -197,6 +207,7 @@ def _extract_jsonl(data: bytes, path: PurePath) -> Extraction:
         errors=(ValueError,),
     )
     result.drafts = chat_drafts(messages, "telegram", prefix="")
+    result.mentions = [_mention(m) for m in messages]
     return result
 
 

@@ -25,6 +25,7 @@ from pathlib import PurePath
 
 from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import Message, chat_drafts, decode, to_epoch
+from engine.extractors.mentions import spoken
 from engine.extractors.sniffing import SiblingCheck, head_lines
 
 _DATE = r"(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4})\.?"
@@ -190,6 +191,9 @@ def extract_whatsapp(data: bytes, path: PurePath) -> Extraction:
         if message is not None:
             messages.append(message)
     result.drafts = chat_drafts(messages, "whatsapp", prefix="")
+    # An author saved in no address book is written as their number (a phone, not a name),
+    # or in a group as "~ Name", the name they gave themselves.
+    result.mentions = [spoken(m.sender.lstrip("~ \u202f"), m.when) for m in messages]
     return result
 
 

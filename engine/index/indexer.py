@@ -4,12 +4,12 @@ Change detection is two-level: a file whose mtime and size match `index_state` i
 unless the sibling files its reader reads (`engine.index.siblings`) hold something else than
 when it was indexed (the `depends` key); otherwise its chunks are extracted and compared by
 their content-addressed ids, so only new chunks are stored and chunks gone from the file are
-deleted. Each file is committed in its
-own transaction, so a kill at any moment loses at most the file in progress. New chunks are
-stored without a vector, searchable by keyword at once; `embed_missing` (the vector phase,
-`engine.index.embedding`) embeds them afterwards, through a `VectorTarget` the indexer hands
-it. Every file step returns a `FileOutcome`;
-which files to visit is `engine.index.runs`' business.
+deleted; the people it names (its mentions, merged) replace the ones kept for it. Each
+file is committed in its own transaction, so a kill at any moment loses at most the file in
+progress. New chunks are stored without a vector, searchable by keyword at once;
+`embed_missing` (the vector phase, `engine.index.embedding`) embeds them afterwards, through
+a `VectorTarget` the indexer hands it. Every file step returns a `FileOutcome`; which files
+to visit is `engine.index.runs`' business.
 """
 
 from __future__ import annotations
@@ -27,14 +27,15 @@ from engine.embedders import Embedder
 from engine.extractors import NO_SIBLINGS, ExtractError, Siblings, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
 from engine.extractors.cleaning import clean_draft
+from engine.extractors.mentions import merge_mentions
 from engine.index.counts import RunCounts as RunCounts  # where runs and tests import it
 from engine.index.embedding import VectorPhase, VectorTables, VectorTarget
 from engine.index.files import read_regular_file
 from engine.index.routes import Found
 from engine.index.siblings import Resolved, SiblingFiles
-from engine.records import Chunk, ChunkId, IndexStats
+from engine.records import Chunk, ChunkId, IndexStats, Mention
 from engine.settings import Settings
-from engine.store import db, vectors
+from engine.store import db, people, vectors
 from engine.store.sql import chunks as chunks_sql
 from engine.store.sql import state as state_sql
 from engine.text import clean_text, is_clean
@@ -88,11 +89,28 @@ class FileOutcome:
     message: str = ""
 
 
+@dataclass(frozen=True)
+class Extracted:
+    """What one file gives the index: its chunks, problems, notes and merged mentions."""
+
+    chunks: list[Chunk]
+    problems: list[str]
+    notes: list[str]
+    mentions: list[Mention]
+
+
 def make_chunks(
     found: Found, data: bytes, siblings: Siblings = NO_SIBLINGS
 ) -> tuple[list[Chunk], list[str], list[str]]:
     """Extract a file into chunks with content-addressed ids; (chunks, problems, notes)."""
+    made = extract_file(found, data, siblings)
+    return made.chunks, made.problems, made.notes
+
+
+def extract_file(found: Found, data: bytes, siblings: Siblings = NO_SIBLINGS) -> Extracted:
+    """Extract a file: chunks with content-addressed ids, and its mentions merged."""
     extraction = get_extractor(found.source_type)(data, found.path, siblings)
+    mentions = merge_mentions(extraction.mentions)
     source_file = str(found.path)
     seen: dict[str, int] = {}
     chunks = []
@@ -115,7 +133,7 @@ def make_chunks(
                 people=draft.people,
             )
         )
-    return chunks, extraction.problems, extraction.notes
+    return Extracted(chunks, extraction.problems, extraction.notes, mentions)
 
 
 def _joined(problems: list[str], shown: int = 20) -> str:
@@ -159,9 +177,10 @@ class Indexer:
             return FileOutcome(path, Action.UNCHANGED)
         self.run.files += 1
         try:
-            chunks, problems, notes = self._extract(found, beside)
+            made = self._extract(found, beside)
         except Exception as exc:  # whatever a read or a parser raises is this file's error only
             return self._record_failure(found, beside, exc)
+        chunks, problems, notes = made.chunks, made.problems, made.notes
         if not chunks and not problems:  # a heading alone, front matter, blank lines
             notes = [*notes, NO_TEXT]
         self.run.notes += [(path, note) for note in notes]
@@ -169,7 +188,7 @@ class Indexer:
         message = f"{len(problems)} problem(s): {error}" if problems else ""
         if message:
             self.report(path, message)
-        new, gone = self._apply(found, beside, chunks, error)
+        new, gone = self._apply(found, beside, made, error)
         message = message or (NO_TEXT if not chunks else "")  # told, not an error
         return FileOutcome(path, Action.INDEXED, new, gone, len(chunks) - new, message)
 
@@ -179,14 +198,14 @@ class Indexer:
         now = (found.mtime, found.size, beside.key)
         return state is not None and (state[0], state[1], state[3]) == now
 
-    def _extract(self, found: Found, beside: Resolved) -> tuple[list[Chunk], list[str], list[str]]:
+    def _extract(self, found: Found, beside: Resolved) -> Extracted:
         """Read the file and make its chunks; raises whatever the read or the reader raises."""
         limit = self.settings.max_file_bytes
         if found.size > limit:
             raise ExtractError(f"file is larger than {limit} bytes")
         started = time.perf_counter()
         data = read_regular_file(found.path, limit)
-        made = make_chunks(found, data, beside.siblings)
+        made = extract_file(found, data, beside.siblings)
         self.run.add_time("extract", started)
         return made
 
@@ -233,10 +252,11 @@ class Indexer:
         )
 
     def _apply(
-        self, found: Found, beside: Resolved, chunks: list[Chunk], error: str | None
+        self, found: Found, beside: Resolved, made: Extracted, error: str | None
     ) -> tuple[int, int]:
-        """Store the file's new chunks (no vectors yet) and drop its vanished ones;
-        (new, deleted) counts."""
+        """Store the file's new chunks (no vectors yet), drop its vanished ones and replace
+        its mentions; (new, deleted) counts."""
+        chunks = made.chunks
         existing = dict(
             self.conn.execute(chunks_sql.ids_by_file_sql(), (str(found.path),)).fetchall()
         )
@@ -252,6 +272,8 @@ class Indexer:
             ordinal = {c.id: i for i, c in enumerate(chunks)}
             for chunk in new:
                 self.stored_reason[self._insert(chunk, ordinal[chunk.id])] = reason
+            path = str(found.path)
+            people.replace_mentions(self.conn, path, found.source_type, made.mentions)
             self._write_state(found, beside, error)
         self.run.add_time("write", started)
         self.run.count("deleted.changed", len(gone))
@@ -291,6 +313,7 @@ class Indexer:
                     self.conn, self.vec_table or db.active_vec_table(self.conn), seq
                 )
             self.conn.execute(chunks_sql.delete_by_file_sql(), (path,))
+            people.delete_mentions(self.conn, path)
             self.conn.execute(state_sql.delete_sql(), (path,))
         self.run.deleted += len(seqs)
         self.run.deleted_files += 1

@@ -40,6 +40,7 @@ from engine.store import db, vectors
 from engine.store.sql import chunks as chunks_sql
 from engine.store.sql import database as database_sql
 from engine.store.sql import fts as fts_sql
+from engine.store.sql import people as people_sql
 from engine.store.sql import schema as schema_sql
 from engine.store.sql import vec as vec_sql
 
@@ -215,6 +216,8 @@ def repair(conn: apsw.Connection) -> RepairReport:
         dropped = _scalar(conn, chunks_sql.count_orphans_sql())
         # The next reindex re-reads these files if they still exist (they have no state).
         conn.execute(chunks_sql.delete_orphans_sql())
+        if db.table_exists(conn, "mentions"):  # an index not yet migrated has none
+            conn.execute(people_sql.delete_orphan_mentions_sql())
         conn.execute(fts_sql.rebuild_sql())
         stale = stale_vec_tables(conn)
         for table in stale:

@@ -21,7 +21,7 @@ from pathlib import Path
 import apsw
 
 from engine.embedders import Embedder, EmbedderError, create_embedder
-from engine.index import runlog, siblings
+from engine.index import people, runlog, siblings
 from engine.index.embedding import pending_vectors
 from engine.index.indexer import Action, FileOutcome, Indexer, NullReporter, Reporter, RunCounts
 from engine.index.locks import WAITING_FOR_LOCK, Notify, holding_writer_lock
@@ -288,6 +288,8 @@ def run_index(
         outcomes = reconcile(indexer, force=full, should_stop=should_stop)
     else:
         outcomes = index_paths(indexer, paths, force=full, should_stop=should_stop)
+    if not should_stop():  # the directory before the vectors: names are known at once
+        people.refresh_after_run(indexer, throttle=kind == "watch")
     if not should_stop():
         indexer.embed_missing(should_stop=should_stop, budget_seconds=vector_seconds)
     stats = indexer.stats(time.perf_counter() - started)

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine.records import Person, SearchResult
-from engine.search.neighbours import Neighbour
+from engine.search.present.neighbours import Neighbour
 
 
 @dataclass(frozen=True)

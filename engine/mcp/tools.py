@@ -22,7 +22,7 @@ from engine.mcp.records import ChunkView, PersonMentions
 from engine.people import PeopleMatcher, profile_text
 from engine.records import Person, SearchResult
 from engine.search import MODES, NoIndexError, SearchError
-from engine.search.neighbours import neighbours
+from engine.search.present.neighbours import neighbours
 from engine.settings import SettingsError
 from engine.store import db
 from engine.store.sql import chunks
@@ -150,7 +150,10 @@ def status_tool(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
 def _known_people(engine: Engine) -> str:
     people: list[Person] = engine.people()
     if not people:
-        return f"no people are known (none in {engine.settings.people_file})"
+        return (
+            "no people are known (none in the people directory, which 'memex reindex' "
+            f"builds from the data, nor in {engine.settings.people_file})"
+        )
     names = ", ".join(p.name for p in people[:KNOWN_PEOPLE_SHOWN])
     more = (
         f" and {len(people) - KNOWN_PEOPLE_SHOWN} more" if len(people) > KNOWN_PEOPLE_SHOWN else ""
@@ -226,8 +229,10 @@ TOOLS: dict[str, ToolSpec] = {
             "person",
             "Look up a person",
             "A person the user knows, by name or alias: their profile card (relationship, "
-            "context, notes, interests, milestones) and their most recent mentions, newest "
-            "first.",
+            "context, notes, interests, milestones from the people file; from the data: "
+            "emails, phones, where they appear, first and last contact, latest "
+            "conversations, whom they are seen with) and their most recent mentions, "
+            "newest first.",
             (
                 Param("name", "text", "The person's name or alias.", required=True),
                 Param(

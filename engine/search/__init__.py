@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.search.pipeline import Searcher
-    from engine.search.response import (
+    from engine.search.present.response import (
         MODES,
         NoIndexError,
         SearchError,
@@ -22,11 +22,11 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "Searcher": "engine.search.pipeline",
-    "MODES": "engine.search.response",
-    "NoIndexError": "engine.search.response",
-    "SearchError": "engine.search.response",
-    "SearchOptions": "engine.search.response",
-    "SearchResponse": "engine.search.response",
+    "MODES": "engine.search.present.response",
+    "NoIndexError": "engine.search.present.response",
+    "SearchError": "engine.search.present.response",
+    "SearchOptions": "engine.search.present.response",
+    "SearchResponse": "engine.search.present.response",
 }
 
 

@@ -1,57 +1,44 @@
-"""The search pipeline: retrieve, fuse, decay, inject, diversify, then dress the results."""
+"""The Searcher: a read connection, the query embedder and the people, reused across
+queries; each search walks the stages of engine/search/order.py, then dresses the hits."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 
 from engine.embedders import Embedder, EmbedderPool
 from engine.people import PeopleMatcher, load_people
 from engine.records import Person, SearchResult
-from engine.search import (
-    coordination,
-    dates,
-    dress,
-    entity,
-    floor,
-    frecency,
-    fts,
-    ranking,
-    related,
-    sections,
-    stages,
-    suggest,
-)
-from engine.search.backends import Fts5Backend, Vec0Backend
-from engine.search.compute import Compute
-from engine.search.coverage import VectorCoverage
-from engine.search.dates import DateRange
-from engine.search.filters import Filters
-from engine.search.inputs import SearchInputs, search_inputs
-from engine.search.keyword_index import KeywordIndex, searcher_index
-from engine.search.query_embedder import QueryEmbedder
-from engine.search.response import (
+from engine.search.context import Reranking, SearchContext, Stage
+from engine.search.hits import Hit
+from engine.search.order import STAGES
+from engine.search.present import dress
+from engine.search.present.response import (
     MODES,
     NoIndexError,
     SearchError,
     SearchResponse,
+    StageTiming,
 )
-from engine.search.vector_cache import VectorCache, searcher_cache
+from engine.search.query import dates, fts, suggest
+from engine.search.query.dates import DateRange
+from engine.search.query.filters import Filters
+from engine.search.query.inputs import SearchInputs, search_inputs
+from engine.search.retrieve import keyword_share
+from engine.search.retrieve.backends import Fts5Backend, Vec0Backend
+from engine.search.retrieve.compute import Compute
+from engine.search.retrieve.keyword_index import KeywordIndex, searcher_index
+from engine.search.retrieve.query_embedder import QueryEmbedder
+from engine.search.retrieve.vector_cache import VectorCache, searcher_cache
+from engine.search.retrieve.vector_coverage import VectorCoverage
 from engine.settings import Settings
 from engine.store import db
-
-# The relevance floor on a search whose date came from the query (search.query_dates =
-# filter): off, as for a date chip. The date is evidence the floor cannot weigh: "what did
-# I do yesterday" holds no keyword and is near no chunk, yet asks for every hit of that day
-# (docs/benchmarks.md, "Dates in queries").
-FLOOR_ON_QUERY_DATES = False
 
 
 class Searcher:
@@ -69,10 +56,10 @@ class Searcher:
         compute: Compute | None = None,
     ) -> None:
         """`vector_cache`: serve the vector side from an in-memory matrix
-        (engine/search/vector_cache.py): a `VectorCache` to share (an engine's readers do),
+        (engine/search/retrieve/vector_cache.py): a `VectorCache` to share (an engine's readers do),
         True for one of its own, False for none, None to follow `search.vector_cache`. A
         one-shot process passes False: one vec0 scan is cheaper than loading every vector.
-        `keyword_index`: the same for the keyword side (engine/search/keyword_index.py,
+        `keyword_index`: the same for the keyword side (engine/search/retrieve/keyword_index.py,
         `search.keyword_index`).
         `embedders` and `people`: what an engine already loaded, shared by its readers;
         `compute`: the engine's BLAS limit and scan thread (None: one of its own), held
@@ -99,6 +86,8 @@ class Searcher:
         self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache, self.compute)
         self.keyword_index, self._owns_index = searcher_index(settings, keyword_index)
         self.exact_vectors = False  # True: the warm `memex --search`'s (the one-shot's answer)
+        self._reranker: Reranking | None = None
+        self.stages: tuple[Stage, ...] = STAGES  # what each search walks, in order
 
     def close(self) -> None:
         """Close the connection (after a search running on another thread finishes)."""
@@ -115,17 +104,6 @@ class Searcher:
 
     # -- retrievers -------------------------------------------------------------------------
 
-    def bm25(
-        self,
-        terms: list[str],
-        k: int,
-        filters: Filters,
-        prefix: bool = False,
-        require_all: bool = False,
-    ) -> dict[int, int]:
-        """seq -> the terms it holds (bit i: terms[i]) of the k best BM25 hits, best first."""
-        return self.keywords(terms, k, filters, prefix, require_all).top
-
     def keywords(
         self,
         terms: list[str],
@@ -133,9 +111,9 @@ class Searcher:
         filters: Filters,
         prefix: bool = False,
         require_all: bool = False,
-    ) -> coordination.Keywords:
+    ) -> keyword_share.Keywords:
         """The keyword side of a query: from the in-memory index when this Searcher has one
-        (the same ranking, engine/search/keyword_index.py), else from FTS5."""
+        (the same ranking, engine/search/retrieve/keyword_index.py), else from FTS5."""
         if terms and self.keyword_index is not None:
             hits = self.keyword_index.search(terms, k, filters, prefix, require_all)
             if hits is not None:
@@ -145,13 +123,17 @@ class Searcher:
     def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[tuple[int, float]]:
         """(seq, cosine) of the k chunks whose best part is nearest the query, best first:
         from the in-memory matrix when this Searcher has one, else from vec0
-        (engine/search/backends.py)."""
+        (engine/search/retrieve/backends.py)."""
         if self.vector_cache is None:
             return Vec0Backend(self.conn).knn(qvec, k, filters)
         table = db.active_vec_table(self.conn)  # in this Searcher's snapshot
         if not table or not db.table_exists(self.conn, table):
             return []
         return self.vector_cache.knn(qvec, k, filters, self.exact_vectors)
+
+    def coverage(self) -> tuple[int, int]:
+        """(chunks with a vector, all chunks), in this Searcher's snapshot."""
+        return self._coverage.counts()
 
     # -- pipeline ---------------------------------------------------------------------------
 
@@ -172,57 +154,72 @@ class Searcher:
         started = time.perf_counter()
         if mode not in MODES:
             raise SearchError(f"unknown mode '{mode}' (use one of: {', '.join(MODES)})")
-        cfg, clock = self.config, self._clock(now)  # below: safe text, checked limits
-        asked = search_inputs(query, limit or cfg.limit, source_types, since, until, people, clock)
-        query, limit, source_types = asked.query, asked.limit, asked.source_types
-        warnings: list[str] = []
-        vectors = mode in ("hybrid", "vector") and bool(query.strip())
-        # BLAS on one thread for the vector side's products (engine/search/compute.py);
+        clock = self._clock(now)  # below: safe text, checked limits
+        asked = search_inputs(
+            query, limit or self.config.limit, source_types, since, until, people, clock
+        )
+        vectors = mode in ("hybrid", "vector") and bool(asked.query.strip())
+        # BLAS on one thread for the vector side's products (engine/search/retrieve/compute.py);
         # one read snapshot, so a writer's commit cannot mix states.
         products: AbstractContextManager[object] = self.compute.blas if vectors else nullcontext()
         with self._lock, products, db.read_snapshot(self.conn):
-            # Embedded on a thread (search/query_embedder.py) while dates and keywords run.
-            embedding = self._query_embedder.start(query, warnings) if vectors else None
-            dated, keywords = self._query_dates(query, asked, clock)
-            filters, floored = self._date_filters(asked, dated)
-            terms = fts.query_terms(keywords, cfg.stop_words)
-            k = max(limit * cfg.overfetch, cfg.min_candidates)  # a short list's head = a long one's
-            got = self._retrieve(embedding, terms, k, filters, mode, prefix, warnings)
-            warnings += suggest.filter_warnings(self.conn, self.matcher, source_types, asked.people)
-            candidates = ranking.fused(got.lists, got.shares, cfg)
-            rows = dress.chunk_rows(self.conn, [c.key for c in candidates])
-            candidates = dress.located(candidates, rows)
-            candidates = self._ordered(
-                candidates, query, filters, rows, dated, clock, limit, warnings
-            )
-            candidates = self._floored(candidates, terms, prefix, got, limit, floored)
-            shown, rows = related.appended(self.conn, candidates[:limit], rows, cfg, filters)
-            results = self._dress(shown, rows, terms, explain, got.qvec)
+            ctx = self._context(asked, clock, mode, prefix, explain, vectors)
+            hits = self._walk(ctx)
+            results = self._dress(ctx, hits)
         took = (time.perf_counter() - started) * 1000
-        searched = dates.searched(asked.since, asked.until, dated)
-        return SearchResponse(query, got.mode, results, warnings, took, searched)
+        searched = dates.searched(asked.since, asked.until, ctx.dated)
+        return SearchResponse(
+            asked.query, ctx.retrieved.mode, results, ctx.warnings, took, searched, ctx.timings
+        )
 
-    def _ordered(
+    def _context(
         self,
-        candidates: list[stages.Candidate],
-        query: str,
-        filters: Filters,
-        rows: dict[int, dict[str, Any]],
-        dated: DateRange | None,
+        asked: SearchInputs,
         clock: datetime,
-        limit: int,
-        warnings: list[str],
-    ) -> list[stages.Candidate]:
-        """The fused candidates through the ranking stages, in order: the query's days,
-        frecency, note-level grouping, recency / entity injection / MMR, re-ranking, and
-        entity-first (each a no-op when its setting is off)."""
-        cfg = self.config
-        candidates = self._boosted(candidates, dated)
-        candidates = frecency.boosted(self.conn, candidates, rows, cfg, clock)
-        candidates = sections.grouped(candidates, cfg)
-        candidates = ranking.ranked(candidates, query, filters, clock, limit, cfg, self.matcher)
-        candidates = self._reranked(candidates, query, rows, warnings)
-        return entity.first(candidates, query, self.matcher, filters, rows, cfg)
+        mode: str,
+        prefix: bool,
+        explain: bool,
+        vectors: bool,
+    ) -> SearchContext:
+        """The search as its stages see it. The query is embedded on a thread
+        (search/retrieve/query_embedder.py) while its dates and keywords are read."""
+        warnings: list[str] = []
+        embedding = self._query_embedder.start(asked.query, warnings) if vectors else None
+        dated, keywords = self._query_dates(asked.query, asked, clock)
+        filters, floored = self._date_filters(asked, dated)
+        warnings += suggest.filter_warnings(
+            self.conn, self.matcher, asked.source_types, asked.people
+        )
+        return SearchContext(
+            query=asked.query,
+            inputs=asked,
+            filters=filters,
+            clock=clock,
+            settings=self.settings,
+            matcher=self.matcher,
+            conn=self.conn,
+            terms=fts.query_terms(keywords, self.config.stop_words),
+            mode=mode,
+            prefix=prefix,
+            dated=dated,
+            floored=floored,
+            retrievers=self,
+            reranker=self._reranking(),
+            embedding=embedding,
+            explain=explain,
+            warnings=warnings,
+        )
+
+    def _walk(self, ctx: SearchContext) -> list[Hit]:
+        """The hits after every stage of `self.stages`, each stage's time and output size
+        noted in `ctx.timings`."""
+        hits: list[Hit] = []
+        for stage in self.stages:
+            began = time.perf_counter()
+            hits = stage(ctx, hits)
+            ms = (time.perf_counter() - began) * 1000
+            ctx.timings.append(StageTiming(stage.name, ms, len(hits)))
+        return hits
 
     def _clock(self, now: datetime | None) -> datetime:
         """The search's "now": the caller's, else `settings.now` (tests, benchmarks), else
@@ -248,141 +245,35 @@ class Searcher:
         chips = Filters(asked.source_types, asked.since, asked.until, people)
         if dated is None or self.config.query_dates != "filter":
             return chips, chips.empty
+        # No floor on the query's own days, as for a date chip: the date is evidence the
+        # floor cannot weigh ("what did I do yesterday" holds no keyword and is near no
+        # chunk, yet asks for every hit of that day: docs/benchmarks.md, "Dates in queries").
         narrowed = replace(chips, since=dated.since.isoformat(), until=dated.until.isoformat())
-        return narrowed, chips.empty and FLOOR_ON_QUERY_DATES
+        return narrowed, False
 
-    def _boosted(
-        self, candidates: list[stages.Candidate], dated: DateRange | None
-    ) -> list[stages.Candidate]:
-        """With `search.query_dates` = boost: the query's days lifted in the ranking."""
-        if dated is None or self.config.query_dates != "boost":
-            return candidates
-        since, until = dated.since.isoformat(), dated.until.isoformat()
-        return stages.boost_dates(candidates, since, until, self.config.query_date_boost)
-
-    def _retrieve(
-        self,
-        embedding: Callable[[], np.ndarray | None] | None,
-        terms: list[str],
-        k: int,
-        filters: Filters,
-        mode: str,
-        prefix: bool,
-        warnings: list[str],
-    ) -> Retrieved:
-        """Each retriever's ranked seqs, and the mode used (bm25 when the vector side
-        cannot run: no model, a failing server, an empty query; `embedding` None)."""
-        lists: dict[str, list[int]] = {}
-        qvec, cosines = None, {}
-        keywords = self.keywords(terms, k, filters, prefix) if mode in ("hybrid", "bm25") else None
-        if keywords is not None:
-            lists["bm25"] = list(keywords.top)
-        shares = (
-            self._keyword_votes(lists, terms, keywords, filters, prefix, k)
-            if keywords is not None and mode == "hybrid"
-            else {}
-        )
-        if mode in ("hybrid", "vector"):
-            qvec = embedding() if embedding is not None else None
-            if qvec is not None:
-                hits = self.vector(qvec, k, filters)
-                cosines = dict(hits)
-                lists["vector"] = [seq for seq, _ in hits]
-                partial = self._coverage.warning()
-                if partial:
-                    warnings.append(partial)
-            elif mode == "vector" or warnings:
-                if keywords is None:
-                    keywords = self.keywords(terms, k, filters, prefix)
-                lists = {"bm25": list(keywords.top)}
-                mode = "bm25"
-        return Retrieved(lists, mode, qvec, cosines, shares, keywords)
-
-    def _keyword_votes(
-        self,
-        lists: dict[str, list[int]],
-        terms: list[str],
-        keywords: coordination.Keywords,
-        filters: Filters,
-        prefix: bool,
-        k: int,
-    ) -> dict[int, float]:
-        """The hybrid's extra keyword lists, added to `lists`: the chunks holding every term
-        (voted for once more, so vector noise cannot push an exact match out of the head)
-        and the keyword hits by the share of the query they hold (engine/search/
-        coordination.py). Returns those shares, which the relevance floor reuses."""
-        cfg, found = self.config, lists["bm25"]
-        if cfg.exact_weight > 0 and found:
-            lists["exact"] = list(self.bm25(terms, k, filters, prefix, require_all=True))
-        if cfg.coverage_weight <= 0 or not found:
-            return {}
-        shares = coordination.keyword_shares(
-            self.conn, terms, found, prefix, keywords.top, keywords.weights()
-        )
-        lists["coverage"] = coordination.by_share(found, shares)
-        return shares
-
-    def _floored(
-        self,
-        candidates: list[stages.Candidate],
-        terms: list[str],
-        prefix: bool,
-        got: Retrieved,
-        limit: int,
-        floored: bool,
-    ) -> list[stages.Candidate]:
-        """The first `limit` candidates that pass the relevance floor (engine/search/floor.py),
-        each noted with its evidence; a profile always passes. Applied (`floored`) only to
-        an unfiltered search that ran the vector side: a source, date or person filter asks
-        to browse what it selects."""
-        cfg = self.config
-        if got.qvec is None or not cfg.floor or not floored:
-            return candidates
-        head = candidates[: limit * 2]
-        seqs = [int(c.key) for c in head if c.key.isdigit()]
-        found = floor.evidence(
-            self.conn, terms, seqs, got.qvec, got.cosines, prefix, got.shares, got.keywords
-        )
-        rule = floor.CosineRule(
-            cfg.floor_cosine, cfg.floor_cosine_low, cfg.floor_cosine_margin, cfg.floor_cosine_spread
-        )
-        cut = floor.cosine_cut(got.cosines.values(), rule)
-        return floor.passing(head, found, cfg.floor_keyword, cut)[:limit]
-
-    def _reranked(
-        self,
-        candidates: list[stages.Candidate],
-        query: str,
-        rows: dict[int, dict[str, Any]],
-        warnings: list[str],
-    ) -> list[stages.Candidate]:
-        """The ranked pool's head re-scored by a cross-encoder (engine/search/rerank/,
-        `rerank.backend`). The stage is made at the first search and kept, so a Searcher
-        still constructs quickly; nothing is loaded while the backend is off."""
+    def _reranking(self) -> Reranking:
+        """The re-ranking stage's holder (engine/search/rerank/), made at the first search
+        and kept, so a Searcher still constructs quickly; nothing is loaded while the
+        backend is off."""
         from engine.search.rerank import Reranker
 
-        stage: Reranker | None = getattr(self, "_reranker", None)
-        if stage is None:
-            stage = self._reranker = Reranker(self.settings)
-        return stage.apply(candidates, query, rows, warnings)
+        if self._reranker is None:
+            self._reranker = Reranker(self.settings)
+        return self._reranker
 
-    def _dress(
-        self,
-        candidates: list[stages.Candidate],
-        rows: dict[int, dict[str, Any]],
-        terms: list[str],
-        explain: bool,
-        qvec: np.ndarray | None,
-    ) -> list[SearchResult]:
-        return dress.results(
+    def _dress(self, ctx: SearchContext, hits: list[Hit]) -> list[SearchResult]:
+        """The hits as results (timed as the last line of `ctx.timings`)."""
+        began = time.perf_counter()
+        results = dress.results(
             self.conn,
-            candidates,
-            rows,
-            terms,
-            qvec,
-            replace(self._dressing, explain=explain),
+            hits,
+            ctx.terms,
+            ctx.retrieved.qvec,
+            replace(self._dressing, explain=ctx.explain),
             self.matcher.by_slug,
         )
+        ctx.timings.append(StageTiming("dress", (time.perf_counter() - began) * 1000, len(results)))
+        return results
 
     def _people(self, names: Sequence[str]) -> tuple[Person, ...]:
         found = []
@@ -393,18 +284,3 @@ class Searcher:
                 person = Person(name=name, slug=name.lower())
             found.append(person)
         return tuple(found)
-
-
-@dataclass(frozen=True)
-class Retrieved:
-    """What the retrievers found: each one's ranked seqs, the mode that ran, the query's
-    vector (None when the vector side did not run), the vector hits' cosines, the keyword
-    hits' shares of the query (engine/search/coordination.py; empty when the coverage list
-    did not run) and the keyword side itself (None when it did not run)."""
-
-    lists: dict[str, list[int]]
-    mode: str
-    qvec: np.ndarray | None
-    cosines: dict[int, float]
-    shares: dict[int, float]
-    keywords: coordination.Keywords | None

@@ -25,6 +25,7 @@ from engine.settings.views import (
     DiscoverySettings,
     EmbedderSettings,
     MaintenanceSettings,
+    PeopleSettings,
     RerankSettings,
     SearchSettings,
     WatchSettings,
@@ -82,6 +83,10 @@ class Settings:
     @cached_property
     def desktop(self) -> DesktopSettings:
         return build_view(DesktopSettings, self.values, "desktop")
+
+    @cached_property
+    def people(self) -> PeopleSettings:
+        return build_view(PeopleSettings, self.values, "people")
 
     @property
     def people_file(self) -> str:

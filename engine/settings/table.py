@@ -51,6 +51,31 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "people_file", str, "profile/relationships.json", "Known people, relative to each root."
     ),
+    Setting(
+        "people.card_min_sources",
+        int,
+        2,
+        "A person the data names gets a card when they appear in at least this many source "
+        "types (or in people.card_min_messages messages); the people file's people always do "
+        "(docs/people.md).",
+        low=1,
+    ),
+    Setting(
+        "people.card_min_messages",
+        int,
+        10,
+        "A person the data names gets a card when at least this many messages or chunks name "
+        "them (or they appear in people.card_min_sources source types).",
+        low=1,
+    ),
+    Setting(
+        "people.country_code",
+        str,
+        "",
+        "The calling code (digits, e.g. 47) that completes phone numbers written in national "
+        "form (0…) when the people directory compares them; empty: the code most of the "
+        "data's international numbers carry.",
+    ),
     Setting("max_file_bytes", int, 64 * 1024 * 1024, "Files larger than this are skipped.", low=1),
     Setting(
         "follow_symlinks_outside_roots",
@@ -156,15 +181,6 @@ SETTINGS: tuple[Setting, ...] = (
         1.25,
         "Weight of the vector list in fusion (above the keyword lists' 1 each: the keyword "
         "side votes twice, by BM25 and by coverage).",
-        low=0,
-        high=1000,
-    ),
-    Setting(
-        "search.exact_weight",
-        float,
-        0.0,
-        "Weight of the list of chunks holding every query term (hybrid only; 0 = off: the "
-        "coverage list puts them first among the keyword hits).",
         low=0,
         high=1000,
     ),
@@ -281,14 +297,14 @@ SETTINGS: tuple[Setting, ...] = (
         bool,
         True,
         "A query that is only a known person's name or alias (stop words aside): their "
-        "profile first, then the hits that name them, then the rest (search/entity.py).",
+        "profile first, then the hits that name them, then the rest (search/rank/entity.py).",
     ),
     Setting(
         "search.group_sections",
         bool,
         False,
         "Show a note or meeting once, by its best matching section, however many of its "
-        "sections match (search/sections.py).",
+        "sections match (search/rank/sections.py).",
     ),
     Setting(
         "search.group_types",
@@ -308,7 +324,7 @@ SETTINGS: tuple[Setting, ...] = (
         "search.frecency",
         bool,
         True,
-        "Lift the hits the user opened before, a little, fading with time (search/frecency.py).",
+        "Lift the hits the user opened before, a little, fading with time (search/rank/frecency.py).",
     ),
     Setting(
         "search.frecency_weight",
@@ -333,7 +349,7 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         "After the hits, up to search.related_limit chunks linked to the top hits: the next "
         "and previous window of a conversation, [[wikilinked]] notes, an interview's record "
-        "(search/related.py).",
+        "(search/rank/related.py).",
     ),
     Setting("search.related_limit", int, 3, "Related results shown at most.", low=1, high=50),
     Setting(

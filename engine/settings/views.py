@@ -34,6 +34,7 @@ DOCS = {
     "discovery": "What a walk of the roots enters and recognises (`discovery.*`).",
     "maintenance": "When maintenance is suggested (`maintenance.*`).",
     "desktop": "The desktop app's user settings (`desktop.*`).",
+    "people": "The people directory: who gets a card, how phone numbers compare (`people.*`).",
 }
 
 

@@ -12,6 +12,14 @@ FIELD_SPELLING: dict[Any, str]
 DOCS: dict[str, str]
 
 @dataclass(frozen=True)
+class PeopleSettings:
+    """The people directory: who gets a card, how phone numbers compare (`people.*`)."""
+
+    card_min_sources: int
+    card_min_messages: int
+    country_code: str
+
+@dataclass(frozen=True)
 class DiscoverySettings:
     """What a walk of the roots enters and recognises (`discovery.*`)."""
 
@@ -42,7 +50,6 @@ class SearchSettings:
     rrf_k: float
     bm25_weight: float
     vector_weight: float
-    exact_weight: float
     coverage_weight: float
     floor: bool
     floor_cosine: float

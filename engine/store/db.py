@@ -19,7 +19,7 @@ import apsw
 import sqlite_vec
 
 from engine import parts
-from engine.store import damage_marker
+from engine.store import damage_marker, people
 from engine.store.sql import chunks, database, fts, meta, schema, state, vec
 
 SCHEMA_VERSION = 1
@@ -190,7 +190,7 @@ def _open(
 def terms_held(api: apsw.FTS5ExtensionApi, *_: object) -> int:
     """FTS5 auxiliary function: which of the query's phrases the current row holds, as a
     bitmask (bit i: phrase i). Search queries quote each term as one phrase, so bit i is
-    term i (engine/search/coordination.py)."""
+    term i (engine/search/retrieve/keyword_share.py)."""
     return sum(1 << i for i in range(min(api.phrase_count, 63)) if api.phrase_columns(i))
 
 
@@ -247,6 +247,7 @@ def migrate(conn: apsw.Connection) -> None:
             pass
         if ("depends",) not in conn.execute(state.columns_sql()).fetchall():
             conn.execute(state.add_depends_sql())  # an index made before siblings were read
+        people.ensure_tables(conn)  # an index made before mentions: its files read again
         version = get_meta(conn, "schema_version")
         if version is None:
             set_meta(conn, "schema_version", str(SCHEMA_VERSION))

@@ -1,4 +1,4 @@
-"""Recording and reading the results the user opened (frecency, engine/search/frecency.py).
+"""Recording and reading the results the user opened (frecency, engine/search/rank/frecency.py).
 
 Opens live in their own table of the index file (engine/store/sql/opens.py), apart from the
 content tables: a reindex, a rebuild of the vectors or a change of embedder keeps them, and

@@ -8,7 +8,8 @@ from desktop_helpers import type_query, wait_for, wait_request
 from PySide6.QtCore import QPoint, QRect, Qt
 
 from desktop.controller import MemexApp
-from engine.search import Searcher, facets
+from engine.search import Searcher
+from engine.search.present import facets
 from engine.store import db
 
 

@@ -49,7 +49,7 @@ def _check(dialog: SettingsDialog, source_type: str, on: bool) -> None:
 def test_settings_round_trip_keeps_the_key_out_of_the_file(
     qtbot: Any, tmp_path: Path, configured: Settings, memory_keyring: dict[str, str]
 ) -> None:
-    dialog = SettingsDialog(configured)
+    dialog = SettingsDialog(configured, found_types=["garmin", "note"])
     qtbot.addWidget(dialog)
     asked: list[str] = []
     dialog.confirm = lambda text: asked.append(text) or True

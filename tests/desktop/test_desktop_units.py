@@ -22,7 +22,7 @@ from desktop.formatting import (
 from desktop.hotkey import GlobalHotkey, to_display, to_pynput, unsupported_reason
 from desktop.opener import editor_argv, reveal_argv
 from desktop.preview import labels_text
-from engine.search.neighbours import neighbours
+from engine.search.present.neighbours import neighbours
 from engine.settings import Settings
 from engine.store import db
 

@@ -16,7 +16,7 @@ from desktop.requests import SearchAnswer, SearchRequest
 from engine.embedders import EmbedderError
 from engine.parts import body_start
 from engine.search import Searcher
-from engine.search.neighbours import neighbours
+from engine.search.present.neighbours import neighbours
 from engine.store import db
 
 

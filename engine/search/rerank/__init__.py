@@ -1,6 +1,6 @@
 """The re-ranking stage: the head of the ranked pool re-scored by a cross-encoder.
 
-After fusion, recency and injection (`Searcher._rank`) and before the relevance floor, the
+After fusion, recency, injection and diversity, before entity-first and the relevance floor, the
 first `rerank.depth` chunks are sent with the query to a backend (`rerank.backend`: an HTTP
 re-rank server, `http.py`, or an ONNX model folder, `onnx.py`) and put back in the order of
 its scores; profiles keep their place (stage.py). A failing backend never fails the search:
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
+from engine.search.context import SearchContext
+from engine.search.hits import Hit
 from engine.search.rerank import http, onnx
 from engine.search.rerank.base import Backend, BackendFactory, RerankError, Scores
 from engine.search.rerank.stage import document_text, head_positions, reorder
-from engine.search.stages import Candidate
 from engine.settings import Settings
 
 BACKENDS: dict[str, BackendFactory] = {"http": http.create, "onnx": onnx.create}
@@ -41,22 +41,17 @@ class Reranker:
         self.backend: Backend | None = None
         self._failed: tuple[float, str] | None = None  # when, and what was said
 
-    def apply(
-        self,
-        candidates: list[Candidate],
-        query: str,
-        rows: Mapping[int, Mapping[str, Any]],
-        warnings: list[str],
-    ) -> list[Candidate]:
+    def apply(self, candidates: list[Hit], query: str, warnings: list[str]) -> list[Hit]:
         """The candidates with their head re-ordered by the backend's scores; unchanged, with
         a warning appended, when it cannot score."""
         cfg = self.config
         if cfg.backend == "off" or not query.strip():
             return candidates
-        positions = head_positions(candidates, cfg.depth, rows)
-        if not positions:
+        positions = head_positions(candidates, cfg.depth)
+        rows = [candidates[p].row for p in positions]
+        texts = [document_text(row, cfg.max_chars) for row in rows if row is not None]
+        if not texts:
             return candidates
-        texts = [document_text(rows[int(candidates[p].key)], cfg.max_chars) for p in positions]
         try:
             scores = self._scores(query, texts)
         except RerankError as exc:
@@ -83,4 +78,14 @@ class Reranker:
         return scores
 
 
-__all__ = ["BACKENDS", "Backend", "RerankError", "Reranker", "Scores"]
+class Rerank:
+    """The stage: the head re-scored by the Searcher's `Reranker` (a no-op while
+    `rerank.backend` is off)."""
+
+    name = "rerank"
+
+    def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
+        return ctx.reranker.apply(hits, ctx.query, ctx.warnings)
+
+
+__all__ = ["BACKENDS", "Backend", "Rerank", "RerankError", "Reranker", "Scores"]

@@ -8,24 +8,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.parts import body_start
-from engine.search.stages import Candidate
+from engine.search.hits import ChunkRow, Hit
 
 
-def document_text(row: Mapping[str, Any], max_chars: int) -> str:
+def document_text(row: ChunkRow, max_chars: int) -> str:
     """What the cross-encoder reads of a chunk: its title, then its text without the
     header lines the extractors write ("Meeting: …", "Tags: …"), cut at `max_chars`."""
-    content = str(row.get("content") or "")
+    content = row.content or ""
     body = content[body_start(content) :].strip()
-    title = str(row.get("title") or "").strip()
+    title = (row.title or "").strip()
     text = f"{title}\n{body}" if title and body else title or body
     return text[:max_chars]
 
 
-def head_positions(
-    candidates: Sequence[Candidate], depth: int, rows: Mapping[int, Any]
-) -> list[int]:
+def head_positions(candidates: Sequence[Hit], depth: int) -> list[int]:
     """Positions, among the first `depth` candidates, of the chunks (with a row) to send."""
-    return [i for i, c in enumerate(candidates[:depth]) if c.key.isdigit() and int(c.key) in rows]
+    return [i for i, c in enumerate(candidates[:depth]) if c.row is not None]
 
 
 def finite(scores: Mapping[int, float], count: int) -> dict[int, float]:
@@ -34,8 +32,8 @@ def finite(scores: Mapping[int, float], count: int) -> dict[int, float]:
 
 
 def reorder(
-    candidates: Sequence[Candidate], positions: Sequence[int], scores: Mapping[int, float]
-) -> list[Candidate]:
+    candidates: Sequence[Hit], positions: Sequence[int], scores: Mapping[int, float]
+) -> list[Hit]:
     """The candidates with those at `positions` (document i is `candidates[positions[i]]`)
     put back into the same positions by score, best first; ties and unscored documents keep
     their earlier order, unscored after scored. Each sent candidate is noted with its

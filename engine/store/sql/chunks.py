@@ -235,7 +235,7 @@ def count_sql() -> str:
 
 def keyword_rows_sql() -> str:
     """Every chunk's seq, id, source type and date, in seq order (the in-memory keyword
-    index's rows: engine/search/keyword_index.py)."""
+    index's rows: engine/search/retrieve/keyword_index.py)."""
     return "SELECT seq, id, source_type, content_date FROM chunks ORDER BY seq"
 
 

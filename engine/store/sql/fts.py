@@ -15,7 +15,7 @@ FREQUENCY_FUNCTION = "memex_frequency"
 COLUMN_WEIGHTS = (1.0, 2.0)
 _BM25 = f"bm25({', '.join(str(w) for w in COLUMN_WEIGHTS)})"
 # fts5vocab tables over chunks_fts, made in the temp schema of the connection that reads
-# the index into memory (engine/search/postings.py).
+# the index into memory (engine/search/retrieve/postings.py).
 VOCAB_ROWS = "memex_vocab_rows"
 VOCAB_INSTANCES = "memex_vocab_instances"
 
@@ -44,7 +44,7 @@ def bm25_sql(filter_sql: str) -> str:
 
 def highlight_sql(count: int) -> str:
     """Content with matches marked by char(2)/char(3), for `count` rowids: FTS5's own
-    marks, which engine/search/highlight.py reproduces without a query (tests/
+    marks, which engine/search/present/highlight.py reproduces without a query (tests/
     test_highlight.py compares the two).
 
     Bound: the MATCH expression, the rowids.

@@ -1,0 +1,120 @@
+"""The people directory, rebuilt at the end of an indexing run when what it is made of changed.
+
+It is made of every file's mentions (`engine.store.people`) and the curated people file under
+each root (`settings.people_file`, `engine.people.load_people`), resolved by
+`engine.people.directory.build_directory`. A run rebuilds it only when some file's mentions
+changed (the store's stale mark, set in the file's own transaction, so a stopped or killed
+run leaves it for the next) or when a people file changed (its mtime and size, kept in meta);
+otherwise the check costs two meta reads and a stat per root, and no query over the mentions.
+
+A watched index changes a file at a time, and a directory of thousands of people takes
+seconds to build, so a watch batch rebuilds it only when the last build is older than
+`DUTY` times what that build took (a 0.1 s build: after a second; an 8 s one: after 80 s);
+until then the stale mark waits for the next batch or reconcile, which every other run
+honours at once. A changed people file is rebuilt at once by every run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import apsw
+
+from engine.index.indexer import Indexer
+from engine.people import directory, load_people
+from engine.people.curated import people_file_errors
+from engine.settings import Settings
+from engine.store import db
+from engine.store import people as people_store
+
+SIGNATURE_KEY = "people_file_signature"  # meta: the people files as the last build saw them
+SECONDS_KEY = "people_build_seconds"  # meta: what the last build took
+DUTY = 10  # a watch batch spends at most about 1/DUTY of the time rebuilding the directory
+ERROR_PATH = "<people>"  # where a failed build is reported, as a file's error would be
+
+
+def curated_signature(settings: Settings) -> str:
+    """What the people files are now: each root's file with its mtime and size (or
+    missing), as one JSON text to compare with the last build's."""
+    seen: list[list[object]] = []
+    for root in settings.roots:
+        path = Path(root) / settings.people_file
+        try:
+            stat = path.stat()
+        except OSError:
+            seen.append([str(path), None, None])
+            continue
+        seen.append([str(path), stat.st_mtime_ns, stat.st_size])
+    return json.dumps(seen, ensure_ascii=False)
+
+
+def needs_rebuild(conn: apsw.Connection, settings: Settings) -> str | None:
+    """The people files' signature when the directory must be rebuilt, None when it is
+    up to date."""
+    signature = curated_signature(settings)
+    if people_store.is_stale(conn) or db.get_meta(conn, SIGNATURE_KEY) != signature:
+        return signature
+    return None
+
+
+def rebuild(conn: apsw.Connection, settings: Settings, signature: str) -> int:
+    """Build the directory from every mention and the people files and write it, with
+    the signature, in one transaction; how many people it holds."""
+    started = time.perf_counter()
+    with db.transaction(conn):
+        mentions = people_store.all_mentions(conn)
+        built = directory.build_directory(mentions, load_people(settings), settings)
+        people_store.write_directory(conn, built)
+        db.set_meta(conn, SIGNATURE_KEY, signature)
+        db.set_meta(conn, SECONDS_KEY, repr(time.perf_counter() - started))
+    return len(built)
+
+
+def recently_built(conn: apsw.Connection, now: float) -> bool:
+    """Whether the last build is younger than DUTY times what it took."""
+    built, took = people_store.built_at(conn), db.get_meta(conn, SECONDS_KEY)
+    if built is None or took is None:
+        return False
+    return now - built < DUTY * float(took)
+
+
+def refresh_directory(
+    conn: apsw.Connection, settings: Settings, *, throttle: bool = False
+) -> int | None:
+    """Rebuild the directory if its mentions or people files changed since the last
+    build; how many people it holds now, or None when it was up to date (or, with
+    `throttle`, when only mentions changed and it was built too recently: it stays
+    stale). Whatever the build raises is raised (the run reports it); the old directory
+    is kept then."""
+    signature = needs_rebuild(conn, settings)
+    if signature is None:
+        return None
+    files_same = db.get_meta(conn, SIGNATURE_KEY) == signature
+    if throttle and files_same and recently_built(conn, time.time()):
+        return None
+    return rebuild(conn, settings, signature)
+
+
+def refresh_after_run(indexer: Indexer, *, throttle: bool = False) -> int | None:
+    """`refresh_directory` at the end of a run (`throttle`: a watch batch's): a failure is
+    one error of the run, never the end of it (the files are indexed); the time it took is
+    the run's "people" stage."""
+    started = time.perf_counter()
+    try:
+        built = refresh_directory(indexer.conn, indexer.settings, throttle=throttle)
+        if built is not None:  # a people file changed, say: one that cannot be read is told
+            for path, message in people_file_errors(indexer.settings):
+                indexer.report(path, message)
+        return built
+    except Exception as exc:  # the directory's own failure: indexing itself has succeeded
+        indexer.report(ERROR_PATH, f"the people directory was not rebuilt: {_reason(exc)}")
+        return None
+    finally:
+        indexer.run.add_time("people", started)
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,121 @@
+"""The people file (`profile/relationships.json`): the curated layer over the directory.
+
+Each entry is a person as the user writes them: name, aliases, relationship, context, notes,
+interests, milestones, and the corrections the directory takes from it: `emails`, `phones`,
+`handles` (join what the rules did not), `not` (identifiers or names split off) and
+`hidden: true` (never shown). Unknown keys are ignored; docs/people.md has examples.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from engine.people.normalise import slugify
+from engine.records import Person
+from engine.settings import Settings
+from engine.text import clean_json, has_surrogate_escape
+
+
+class PeopleFileError(ValueError):
+    """The people file cannot be read as people: one sentence, the file is left as it is."""
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    """A list of strings as the file gives it (a lone string is a list of one)."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return tuple(str(i).strip() for i in items if isinstance(i, str | int) and str(i).strip())
+
+
+def _milestones(value: Any) -> tuple[tuple[str, str], ...]:
+    items = value if isinstance(value, list) else []
+    return tuple(
+        (str(m.get("date", "")), str(m.get("event", ""))) for m in items if isinstance(m, dict)
+    )
+
+
+def _person(raw: dict[str, Any]) -> Person | None:
+    name = str(raw.get("name") or "").strip()
+    if not name:
+        return None
+    return Person(
+        name=name,
+        slug=slugify(name),
+        aliases=_texts(raw.get("aliases")),
+        relationship=str(raw.get("relationship") or ""),
+        context=str(raw.get("context") or ""),
+        notes=_texts(raw.get("notes")),
+        interests=_texts(raw.get("interests")),
+        milestones=_milestones(raw.get("milestones")),
+        emails=_texts(raw.get("emails")),
+        phones=_texts(raw.get("phones")),
+        handles=_texts(raw.get("handles")),
+        curated=True,
+        hidden=raw.get("hidden") is True,
+        split=_texts(raw.get("not")),
+    )
+
+
+def parse_people(data: bytes) -> list[Person]:
+    """The people of one file; raises ValueError (PeopleFileError or json's own) when the
+    file is not JSON or holds no list of people."""
+    text = data.decode("utf-8-sig")
+    raw = json.loads(text)
+    if has_surrogate_escape(text):  # "\ud800" in a name: U+FFFD, the rest is kept
+        raw = clean_json(raw)
+    items = raw.get("people", []) if isinstance(raw, dict) else raw
+    if not isinstance(items, list):
+        raise PeopleFileError('expected a list of people (or {"people": [...]})')
+    return [p for p in (_person(r) for r in items if isinstance(r, dict)) if p is not None]
+
+
+def read_people_file(path: Path) -> list[Person]:
+    """One root's people file; [] when there is none. A file that cannot be read raises
+    PeopleFileError with one sentence naming it."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise PeopleFileError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    try:
+        return parse_people(data)
+    except PeopleFileError as exc:
+        raise PeopleFileError(f"{path}: {exc}") from exc
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit
+        raise PeopleFileError(f"{path}: not a JSON people file ({_reason(exc)})") from exc
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+
+
+def load_people(settings: Settings) -> list[Person]:
+    """People from every root's people file (the first root naming a slug wins); a bad
+    file is skipped (the indexer records it)."""
+    people: dict[str, Person] = {}
+    for root in settings.roots:
+        try:
+            found = read_people_file(Path(root) / settings.people_file)
+        except PeopleFileError:
+            continue
+        for person in found:
+            people.setdefault(person.slug, person)
+    return list(people.values())
+
+
+def people_file_errors(settings: Settings) -> list[tuple[str, str]]:
+    """(path, one sentence) for every root's people file that cannot be read."""
+    errors = []
+    for root in settings.roots:
+        path = Path(root) / settings.people_file
+        try:
+            read_people_file(path)
+        except PeopleFileError as exc:
+            errors.append((str(path), str(exc)))
+    return errors

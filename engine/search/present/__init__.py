@@ -1,0 +1,1 @@
+"""What a search returns: results dressed with snippets and highlights, facets, neighbours, the response and its errors."""

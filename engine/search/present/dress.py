@@ -1,0 +1,147 @@
+"""Dressing the ranked candidates as results: their rows, snippets, highlights, profiles."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import apsw
+import numpy as np
+
+from engine.people import profile_text
+from engine.records import Person, SearchResult
+from engine.search.context import SearchContext
+from engine.search.hits import PROFILE_PREFIX, ChunkRow, Hit
+from engine.search.present.highlight import Highlighter
+from engine.search.present.snippets import make_snippet
+from engine.search.retrieve import part_vectors
+from engine.settings import Settings
+from engine.store.sql import chunks
+
+
+@dataclass(frozen=True)
+class Dressing:
+    """How results are dressed: snippet width, whether to keep the explain notes, the
+    people file a profile result points to, and what marks the query's terms (as FTS5's
+    highlight() would, engine/search/present/highlight.py)."""
+
+    snippet_chars: int
+    explain: bool
+    people_file: str
+    highlighter: Highlighter
+
+    @classmethod
+    def of(cls, settings: Settings, conn: apsw.Connection) -> Dressing:
+        """As the settings say, marking with the tokenizer of `conn`'s index."""
+        snippet, people = settings.search.snippet_chars, str(settings.people_file)
+        return cls(snippet, False, people, Highlighter(conn))
+
+
+def chunk_rows(conn: apsw.Connection, seqs: Sequence[int]) -> dict[int, ChunkRow]:
+    """seq -> what a result shows, for the chunks this snapshot holds."""
+    if not seqs:
+        return {}
+    cursor = conn.execute(chunks.rows_by_seq_sql(len(seqs)), list(seqs))
+    return {row[0]: ChunkRow(*row) for row in cursor}
+
+
+def located(hits: Sequence[Hit], rows: Mapping[int, ChunkRow]) -> list[Hit]:
+    """The chunk hits whose rows this snapshot holds, with their row, type, file and date
+    (a vector hit from a cache a commit ahead may be missing here: it is dropped);
+    profiles pass as they are."""
+    out = []
+    for h in hits:
+        row = rows.get(h.seq) if h.seq is not None else None
+        if row is not None:  # made afresh, not `replace`d: this runs on every candidate
+            out.append(
+                Hit(
+                    h.score,
+                    seq=h.seq,
+                    source_type=row.source_type,
+                    source_file=row.source_file,
+                    content_date=row.content_date,
+                    row=row,
+                    ranks=h.ranks,
+                    signals=h.signals,
+                    notes=h.notes,
+                    sections=h.sections,
+                    related=h.related,
+                )
+            )
+        elif h.seq is None:
+            out.append(h)
+    return out
+
+
+class Locate:
+    """The stage: each fused hit with its row (dropped when this snapshot lacks it)."""
+
+    name = "locate"
+
+    def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
+        return located(hits, chunk_rows(ctx.conn, [h.seq for h in hits if h.seq is not None]))
+
+
+def results(
+    conn: apsw.Connection,
+    hits: Sequence[Hit],
+    terms: list[str],
+    qvec: np.ndarray | None,
+    how: Dressing,
+    people: Mapping[str, Person],
+) -> list[SearchResult]:
+    """The hits as results, in order: snippets centred on the marked terms, or on the
+    part nearest the query when no term is marked."""
+    rows = {h.row.seq: h.row for h in hits if h.row is not None}
+    texts = {seq: row.content for seq, row in rows.items()}
+    marked = how.highlighter.marked(texts, how.highlighter.phrases(terms)) if terms else {}
+    focus = {} if qvec is None else part_vectors.best_spans(conn, list(rows), qvec, texts)
+    out = []
+    for h in hits:
+        if h.row is None:
+            out.append(profile_result(h, people[h.person or ""], how))
+            continue
+        seq = h.row.seq
+        snippet, matched = make_snippet(
+            h.row.content, marked.get(seq), how.snippet_chars, focus.get(seq)
+        )
+        out.append(chunk_result(h, h.row, snippet, matched, how))
+    return out
+
+
+def chunk_result(
+    h: Hit, row: ChunkRow, snippet: str, matched: tuple[str, ...], how: Dressing
+) -> SearchResult:
+    """A chunk hit as a result, with its snippet and matched terms."""
+    return SearchResult(
+        id=row.id,
+        content=row.content,
+        source_file=row.source_file,
+        source_type=row.source_type,
+        score=h.score,
+        matched_terms=matched,
+        content_date=row.content_date,
+        title=row.title,
+        snippet=snippet,
+        location=row.location,
+        profile=None,
+        explain=h.explain() if how.explain else None,
+        sections=h.sections,
+        related=h.related,
+    )
+
+
+def profile_result(h: Hit, person: Person, how: Dressing) -> SearchResult:
+    """A person's profile card as a result."""
+    text = profile_text(person)
+    return SearchResult(
+        id=f"{PROFILE_PREFIX}{h.person}",
+        content=text,
+        source_file=how.people_file,
+        source_type="profile",
+        score=h.score,
+        title=person.name,
+        snippet=text[: how.snippet_chars],
+        profile=person.as_dict(),
+        explain=h.explain() if how.explain else None,
+    )

@@ -1,0 +1,1 @@
+"""The ranking stages after fusion: each a pure function and its `Stage`."""

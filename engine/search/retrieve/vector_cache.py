@@ -1,0 +1,328 @@
+"""The active vectors as an in-memory float32 matrix, for the vector side of warm searches.
+
+A vec0 float KNN scans every vector inside SQLite: 77 ms p50 at 100k chunks here, against
+~11 ms for one numpy matrix-vector product over the same vectors (docs/benchmarks.md). A
+long-lived process (the desktop app, `engine.search`) keeps the matrix; a one-shot process
+(`memex --search`) does not, since loading 100k vectors (~1.5 s) costs more than one vec0
+scan. sqlite-vec stays the store, the path of one-shot processes and of the person filter.
+
+One cache per engine (`engine.core.Engine`) is shared by its Searchers (the desktop runs one
+per reader thread), on its own read connection, behind a lock; a Searcher made on its own
+may hold a private one. It follows the index through an `IndexMirror`
+(engine/search/retrieve/mirror.py): `PRAGMA data_version` is the cheap check made before each query;
+when it moved, the `(seq, id)` pairs of the embedded chunks are compared with those held,
+the rows gone or replaced are dropped, and only the new rows' vectors are read. A change
+of the active embedder (a swap) reloads everything. Its snapshot may be a commit apart from
+the Searcher's: a hit the Searcher's snapshot does not hold is dropped by the pipeline.
+
+Filters are boolean masks over the scores (source type and day from the matrix's own
+columns; people as the set of chunks that name them, found through the FTS index), so a
+narrow filter still returns k hits whenever k match; each filter's masks are made once per
+index state (`quantized.Selection`) and shared by every Searcher, as is where each chunk's
+parts lie (`quantized.Layout`).
+
+The scan (`search.vector_scan`, engine/search/retrieve/quantized.py) is exact float32, or a binary or
+int8 copy of the matrix scanned first, the chunks of its nearest `rescore_depth`
+parts re-scored exactly from the float matrix, which is kept for that (4 bytes a dimension a
+part, against one bit for the binary copy: docs/benchmarks.md, "Vector side at scale").
+`auto` scans a large matrix binary and a small one exactly. The scan runs on the cache's
+`Compute` (engine/search/retrieve/compute.py): the engine's, passed in, or one of its own that
+`close()` stops.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from pathlib import Path
+
+import apsw
+import numpy as np
+import numpy.typing as npt
+
+from engine.records import Person
+from engine.search.query.filters import Filters, chunk_filter_sql, columns_mask
+from engine.search.retrieve.compute import Compute
+from engine.search.retrieve.mirror import (
+    IndexMirror,
+    Memo,
+    Pairs,
+    embedded_pairs,
+    pairs_of,
+    people_key,
+)
+from engine.search.retrieve.quantized import (
+    Codes,
+    Layout,
+    Selection,
+    build_codes,
+    nearest_chunks,
+    rescore_depth,
+    scan_for,
+)
+from engine.settings import Settings
+from engine.store import db
+from engine.store.sql import chunks, database
+
+FloatArray = npt.NDArray[np.float32]
+SeqArray = npt.NDArray[np.int64]
+LOAD_BATCH = 2048
+PEOPLE_MEMO = 16  # person-filter chunk sets remembered until the index changes
+SELECTION_MEMO = 16  # filters' selections remembered until the index changes
+
+
+class VectorCache:
+    """Exact cosine KNN over an in-memory copy of `chunks.embedding` (L2-normalised rows).
+
+    One row per part (engine/parts.py): a chunk's parts are consecutive rows, and a chunk
+    scores the best of its parts' cosines. `seqs`, `ids`, `types` and `days` are per row.
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        scan: str = "exact",
+        rescore: int = 1,
+        compute: Compute | None = None,
+    ) -> None:
+        """`scan`: auto, exact, binary or int8; `rescore`: with a quantized scan, the parts
+        re-scored exactly per chunk asked for (their chunks are, every part); `compute`:
+        what the scan runs on (None: one of its own, stopped by `close`)."""
+        self.path = Path(path)
+        self.scan, self.rescore = scan, rescore
+        self._owns_compute = compute is None
+        self.compute = Compute() if compute is None else compute
+        self._codes: Codes | None = None  # the quantized copy, built on first use
+        self.conn = db.connect(self.path, create=False)
+        self._lock = threading.Lock()
+        self.mirror = IndexMirror(embedded_pairs, active_embedder)
+        self.matrix: FloatArray = np.zeros((0, 0), dtype=np.float32)
+        self.seqs = np.zeros(0, dtype=np.int64)
+        self.types = np.zeros(0, dtype=np.int16)
+        self.days = np.zeros(0, dtype=np.int32)
+        self.type_codes: dict[str, int] = {}
+        self._people: Memo[tuple[str, ...], SeqArray] = self.mirror.memo(PEOPLE_MEMO)
+        self._selections: Memo[Filters, Selection] = self.mirror.memo(SELECTION_MEMO)
+        self._layout: Layout | None = None  # where each chunk's rows lie
+
+    @classmethod
+    def of(cls, settings: Settings, compute: Compute | None = None) -> VectorCache:
+        """The cache of this index, scanning as the settings say, on `compute`."""
+        search = settings.search
+        return cls(settings.db_path, search.vector_scan, search.vector_rescore, compute)
+
+    def __len__(self) -> int:
+        """How many chunks the matrix holds."""
+        return int(self.starts.shape[0])
+
+    @property
+    def loads(self) -> int:
+        """Full loads so far."""
+        return self.mirror.loads
+
+    @property
+    def updates(self) -> int:
+        """Incremental refreshes that changed something."""
+        return self.mirror.updates
+
+    @property
+    def starts(self) -> SeqArray:
+        """The first row of each chunk (its parts are the rows up to the next start)."""
+        return self.layout.starts
+
+    @property
+    def layout(self) -> Layout:
+        """Where each chunk's parts lie (made once per matrix state)."""
+        if self._layout is None:
+            seqs = self.seqs
+            changed = np.ones(seqs.shape[0], dtype=bool)
+            changed[1:] = seqs[1:] != seqs[:-1]
+            self._layout = Layout(np.flatnonzero(changed), seqs.shape[0])
+        return self._layout
+
+    def close(self) -> None:
+        """Close the cache's connection (and its own Compute) once no search is using it."""
+        with self._lock:
+            self.conn.close()
+            if self._owns_compute:
+                self.compute.close()
+
+    # -- freshness --------------------------------------------------------------------------
+
+    def refresh(self) -> bool:
+        """Bring the matrix in line with the index if it changed; True when it did."""
+        with self._lock:
+            return self._refresh()
+
+    def _refresh(self) -> bool:
+        return self.mirror.follow(self.conn, self)
+
+    def apply(self, gone: SeqArray, new: list[int]) -> Pairs:
+        """Drop the parts of the chunks `gone`, append those of the chunks `new`."""
+        if gone.shape[0]:
+            keep = ~np.isin(self.seqs, gone)
+            self.matrix, self.seqs = self.matrix[keep], self.seqs[keep]
+            self.types, self.days = self.types[keep], self.days[keep]
+            self._layout = None
+            if self._codes is not None:
+                self._codes = self._codes.kept(keep)
+        rows = self._read_rows(new)
+        self._append(rows)
+        return pairs_of([(r[0], r[1]) for r in rows])
+
+    def _read_rows(self, seqs: list[int] | None) -> list[tuple[int, str, bytes, str, str | None]]:
+        rows: list[tuple[int, str, bytes, str, str | None]] = []
+        if seqs is None:
+            rows += self.conn.execute(chunks.embedded_rows_sql()).fetchall()
+            return rows
+        for start in range(0, len(seqs), LOAD_BATCH):
+            batch = seqs[start : start + LOAD_BATCH]
+            rows += self.conn.execute(chunks.embedded_rows_by_seq_sql(len(batch)), batch).fetchall()
+        return rows
+
+    def _reset(self) -> None:
+        """Hold nothing (before a full load)."""
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.seqs = np.zeros(0, dtype=np.int64)
+        self.type_codes = {}
+        self.types = np.zeros(0, dtype=np.int16)
+        self.days = np.zeros(0, dtype=np.int32)
+        self._codes, self._layout = None, None
+
+    def load(self) -> Pairs:
+        """Every embedded chunk's parts anew (the mirror's `Follower`, inside its snapshot),
+        streamed into a matrix made once at its final size (read whole, joined, then copied,
+        1.9M parts' blobs took the RSS to 6.9 GB for a 2.9 GB matrix; docs/benchmarks.md,
+        "Speed at 100k and 1M"); the chunks held."""
+        self._reset()
+        dim = int(db.get_meta(self.conn, "dimension") or 0)
+        size = int(self.conn.execute(chunks.embedded_bytes_sql()).fetchone()[0])
+        if not dim or not size:
+            rows = self._read_rows(None)
+            self._append(rows)
+            return pairs_of([(r[0], r[1]) for r in rows])
+        matrix = np.empty((size // (4 * dim), dim), dtype=np.float32)
+        listed: list[tuple[int, str, int, str, str | None]] = []
+        filled = 0
+        cursor = self.conn.execute(chunks.embedded_rows_sql())
+        while batch := list(itertools.islice(cursor, LOAD_BATCH)):
+            block = np.frombuffer(b"".join(r[2] for r in batch), dtype=np.float32)
+            matrix[filled : filled + block.shape[0] // dim] = block.reshape(-1, dim)
+            filled += block.shape[0] // dim
+            listed += [(r[0], r[1], len(r[2]), r[3], r[4]) for r in batch]
+        self.seqs, self.types, self.days = self._columns(listed, dim)
+        self.matrix = matrix[:filled]
+        self.conn.execute(database.shrink_memory_sql())  # no query reads those pages again
+        return pairs_of([(r[0], r[1]) for r in listed])
+
+    def _columns(
+        self, rows: list[tuple[int, str, int, str, str | None]], dim: int
+    ) -> tuple[SeqArray, npt.NDArray[np.int16], npt.NDArray[np.int32]]:
+        """Per part: seq, type code and day, from (seq, id, blob size, type, date) rows."""
+        counts = np.fromiter((r[2] // (4 * dim) for r in rows), dtype=np.int64, count=len(rows))
+        codes = (self.type_codes.setdefault(r[3], len(self.type_codes)) for r in rows)
+        types = np.repeat(np.fromiter(codes, dtype=np.int16, count=len(rows)), counts)
+        days = (db.day_number(r[4]) for r in rows)
+        days_array = np.repeat(np.fromiter(days, dtype=np.int32, count=len(rows)), counts)
+        seqs = np.repeat(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), counts)
+        return seqs, types, days_array
+
+    def _append(self, rows: list[tuple[int, str, bytes, str, str | None]]) -> None:
+        if not rows:
+            return
+        dim = int(db.get_meta(self.conn, "dimension") or 0) or len(rows[0][2]) // 4
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(-1, dim)
+        listed = [(r[0], r[1], len(r[2]), r[3], r[4]) for r in rows]
+        seqs, types, days = self._columns(listed, dim)
+        self._layout = None
+        if self.seqs.shape[0] and self.matrix.shape[1] == dim:
+            if self._codes is not None:
+                self._codes = self._codes.appended(matrix)
+            self.matrix = np.vstack([self.matrix, matrix])
+            self.seqs = np.concatenate([self.seqs, seqs])
+            self.types = np.concatenate([self.types, types])
+            self.days = np.concatenate([self.days, days])
+        else:
+            self._codes = None
+            self.matrix, self.seqs, self.types, self.days = matrix.copy(), seqs, types, days
+
+    # -- search -----------------------------------------------------------------------------
+
+    def people_seqs(self, people: tuple[Person, ...]) -> SeqArray:
+        """The embedded chunks that name these people (sorted seqs), found through the FTS
+        index (engine/search/query/filters.py, `people_match_expression`) and kept until the
+        index changes: typing with a person chip set looks them up once, not per keystroke."""
+        with self._lock:
+            self._refresh()
+            return self._people_seqs(people)
+
+    def _people_seqs(self, people: tuple[Person, ...]) -> SeqArray:
+        def named() -> SeqArray:
+            where, params = chunk_filter_sql(Filters(people=people), people_index=True)
+            found = self.conn.execute(chunks.embedded_seqs_where_sql(where), params)
+            return np.fromiter((r[0] for r in found), dtype=np.int64)
+
+        return self._people.get(people_key(people), named)
+
+    def _selection(self, filters: Filters | None) -> Selection | None:
+        """The chunks that pass the filters (None when nothing filters), kept until the
+        index changes: typing with a filter set builds its masks once, not per keystroke
+        (a source filter's mask over 1.9M parts took 12.9 ms)."""
+        if filters is None or filters.empty:
+            return None
+
+        def selected() -> Selection:
+            starts = self.starts
+            keep = columns_mask(filters, self.types[starts], self.type_codes, self.days[starts])
+            if filters.people:
+                people = self._people_seqs(filters.people)
+                keep &= np.isin(self.seqs[starts], people, assume_unique=True)
+            return Selection(self.layout, keep)
+
+        return self._selections.get(filters, selected)
+
+    def knn(
+        self, query: FloatArray, k: int, filters: Filters | None = None, exact: bool = False
+    ) -> list[tuple[int, float]]:
+        """(seq, cosine) of the k chunks nearest by their best part, best first, filtered;
+        `exact`: the float scan whatever `scan` says."""
+        with self._lock:
+            self._refresh()
+            if not len(self) or k < 1 or self.matrix.shape[1] != len(query):
+                return []
+            chunks, scores = nearest_chunks(
+                self.matrix,
+                self.layout,
+                np.asarray(query, dtype=np.float32),
+                k,
+                self._selection(filters),
+                None if exact else self._scan_codes(),
+                rescore_depth(self.rescore, k, self.matrix.shape[0]),
+                self.compute,
+            )
+            seqs = self.seqs[self.starts[chunks]]
+        return [(int(s), float(v)) for s, v in zip(seqs, scores, strict=True)]
+
+    def _scan_codes(self) -> Codes | None:
+        scan = scan_for(self.scan, self.matrix.shape[0])
+        if scan == "exact":
+            self._codes = None
+        elif self._codes is None:
+            self._codes = build_codes(scan, self.matrix)
+        return self._codes
+
+
+def active_embedder(conn: apsw.Connection) -> str | None:
+    """The key the matrix is read under: a swap of the active embedder reloads it."""
+    return db.get_meta(conn, "embedder")
+
+
+def searcher_cache(
+    settings: Settings, wanted: VectorCache | bool | None, compute: Compute | None = None
+) -> tuple[VectorCache | None, bool]:
+    """The cache a Searcher uses, and whether it is the Searcher's own (to close)."""
+    if isinstance(wanted, VectorCache):
+        return wanted, False
+    if wanted if wanted is not None else settings.search.vector_cache:
+        return VectorCache.of(settings, compute), True
+    return None, False
