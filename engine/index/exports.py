@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.index.files import read_regular_file
+from engine.index.archives import SEPARATOR, Archives
 from engine.index.routes import Discovery, Found
 from engine.sources import source_type
 
@@ -45,10 +45,13 @@ def _label(name: str) -> str:
 
 def _listing(folder: Path, name: str, max_bytes: int) -> list[object]:
     """A Slack listing's entries; [] when missing or unreadable."""
+    archives = Archives()  # an export still in its .zip: `<archive>!/users.json`
     try:
-        data = json.loads(read_regular_file(folder / name, max_bytes))
+        data = json.loads(archives.read_file(folder / name, max_bytes))
     except (OSError, ValueError):
         return []
+    finally:
+        archives.close()
     return data if isinstance(data, list) else []
 
 
@@ -66,7 +69,8 @@ def slack_export(folder: Path, files: Sequence[Found], max_bytes: int) -> Export
     details = [f"{len(folders) - dms} channel(s)"]
     details += [f"{dms} DM(s)"] if dms else []
     details += [f"{users} user(s)", f"{len(files)} day file(s)"]
-    return Export(folder, "Slack export", "slack", len(files), tuple(details))
+    shown = Path(str(folder).removesuffix(SEPARATOR))  # an archive's root: the archive
+    return Export(shown, "Slack export", "slack", len(files), tuple(details))
 
 
 def vault_of(path: Path, root: Path) -> Path | None:

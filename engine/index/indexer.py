@@ -28,9 +28,9 @@ from engine.extractors import NO_SIBLINGS, ExtractError, Siblings, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
 from engine.extractors.cleaning import clean_draft
 from engine.extractors.mentions import merge_mentions
+from engine.index.archives import Archives
 from engine.index.counts import RunCounts as RunCounts  # where runs and tests import it
 from engine.index.embedding import VectorPhase, VectorTables, VectorTarget
-from engine.index.files import read_regular_file
 from engine.index.routes import Found
 from engine.index.siblings import Resolved, SiblingFiles
 from engine.records import Chunk, ChunkId, IndexStats, Mention
@@ -164,7 +164,8 @@ class Indexer:
         self.run = RunCounts()
         self.missing_reason = missing_reason  # why embed_missing embeds, for the run log
         self.stored_reason: dict[int, str] = {}  # seq -> "new" | "changed", this run
-        self.siblings = SiblingFiles(settings)  # what readers read beside their files
+        self.archives = Archives()  # the archives whose members this run reads
+        self.siblings = SiblingFiles(settings, self.archives)  # what readers read beside
 
     def index_file(self, found: Found, *, force: bool = False) -> FileOutcome:
         """Bring one file's chunks in line with the disk, in one transaction."""
@@ -204,7 +205,7 @@ class Indexer:
         if found.size > limit:
             raise ExtractError(f"file is larger than {limit} bytes")
         started = time.perf_counter()
-        data = read_regular_file(found.path, limit)
+        data = self.archives.read_file(found.path, limit)
         made = extract_file(found, data, beside.siblings)
         self.run.add_time("extract", started)
         return made

@@ -24,6 +24,8 @@ import apsw
 
 from engine.extractors.recognisers import CONTENT_TYPES, SUFFIXES
 from engine.extractors.sniffing import HEAD_BYTES, Recogniser
+from engine.index import archives as archive_files
+from engine.index.archives import Archives
 from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import state as state_sql
@@ -178,9 +180,10 @@ class SiblingCache:
     hundreds of day files ask about the same `../users.json`), and the mtimes of the
     folders such checks looked in."""
 
-    def __init__(self) -> None:
+    def __init__(self, archives: Archives | None = None) -> None:
         self._seen: dict[str, bool] = {}
         self._mtimes: dict[str, float] = {}
+        self.archives = archives or Archives()
 
     def check(self, folder: Path, consulted: set[str] | None = None) -> Callable[[str], bool]:
         """The check of files beside a file in `folder`; the folders it looks in are added
@@ -191,7 +194,10 @@ class SiblingCache:
             if consulted is not None:
                 consulted.add(os.path.dirname(target))
             if target not in self._seen:
-                self._seen[target] = os.path.isfile(target)
+                inside = archive_files.split(target) is not None
+                self._seen[target] = (
+                    self.archives.exists(target) if inside else os.path.isfile(target)
+                )
             return self._seen[target]
 
         return exists
@@ -214,7 +220,10 @@ def recognise_file(
 ) -> tuple[str | None, int, tuple[tuple[str, float], ...]]:
     """The first of these types whose recogniser claims the file, or None; the bytes read;
     the folders (with their mtimes) whose listing the recognisers consulted."""
-    head = read_head(path) if any(r.reads_head for _, r in pairs) else b""
+    head = b""
+    if any(r.reads_head for _, r in pairs):
+        inside = archive_files.split(path) is not None
+        head = siblings.archives.head(path, HEAD_BYTES) if inside else read_head(path)
     consulted: set[str] = set()
     exists = siblings.check(path.parent, consulted)
     found = next(
@@ -235,6 +244,8 @@ class Sniffer:
     skipped: Skipped = field(default_factory=Skipped)
     siblings: SiblingCache = field(default_factory=SiblingCache)
     verdicts: list[Verdict] = field(default_factory=list)  # this walk's, reused or new
+    problems: list[tuple[str, str]] = field(default_factory=list)  # archives, members refused
+    unreadable_archives: list[Path] = field(default_factory=list)  # none of it read
 
     @property
     def enabled(self) -> bool:

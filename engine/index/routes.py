@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.index import archives
 from engine.index.files import is_under, link_allowed
 from engine.index.recognise import KnownTypes, Skipped, Sniffer, Verdict
 from engine.settings import Route, Settings
@@ -167,10 +168,14 @@ class Discovery:
     empty_roots: tuple[Path, ...] = ()  # listed, but with nothing at all in them
     skipped: Skipped = field(default_factory=Skipped)  # what the walk left out, and why
     verdicts: tuple[Verdict, ...] = ()  # the files it read, or knew, to be of no known format
+    problems: tuple[tuple[str, str], ...] = ()  # (path, message): archives and members refused
+    unreadable_archives: tuple[Path, ...] = ()  # archives none of which could be read
 
     def may_delete(self, known: str) -> bool:
         """Whether an indexed file the walk did not see is gone, rather than unseen."""
         if any(is_under(known, folder) for folder in self.unreadable_folders):
+            return False
+        if any(known.startswith(f"{a}{archives.SEPARATOR}") for a in self.unreadable_archives):
             return False
         if any(is_under(known, r.root) for r in self.unlisted_roots):
             return False
@@ -310,9 +315,41 @@ def _routed(
     inside = folder.relative_to(root).as_posix()
     prefix = "" if inside == "." else inside + "/"
     for name in names:
+        if archives.is_archive(Path(name)) and sniffer.settings.discovery.read_archives:
+            yield from archive_members(folder / name, root, prefix + name, routes, sniffer)
+            continue
         item = _found(folder / name, root, prefix + name, routes, sniffer)
         if item is not None and item.size >= 0:
             yield item
+
+
+def archive_members(
+    path: Path, root: Path, relative: str, routes: Matcher, sniffer: Sniffer
+) -> Iterator[Found]:
+    """The members of an archive that a route or their content types, as files of their
+    own (`<archive>!/<member>`, the archive's mtime); what it refused, in the sniffer."""
+    if routes(relative) == IGNORE or not link_allowed(path, sniffer.settings):
+        return
+    try:
+        stat = path.stat()
+    except OSError:
+        return
+    if not stat_mode.S_ISREG(stat.st_mode):
+        return
+    listing = archives.list_archive(path)
+    sniffer.problems += listing.problems
+    if not listing.readable:
+        sniffer.unreadable_archives.append(path)
+    for member in listing.members:
+        inside = f"{relative}{archives.SEPARATOR}/{member.name}"
+        where = archives.member_path(path, member.name)
+        source_type = routes(inside)
+        if source_type == IGNORE:
+            sniffer.skipped.ignored += 1
+        elif source_type is not None:
+            yield Found(where, root, inside, source_type, stat.st_mtime, member.size)
+        elif (found := sniffer.source_type(where, stat.st_mtime, member.size)) is not None:
+            yield Found(where, root, inside, found, stat.st_mtime, member.size, True)
 
 
 def _found(
@@ -352,16 +389,19 @@ def scan(
     unlisted: list[UnlistedRoot] = []
     unreadable: list[Path] = []
     empty: list[Path] = []
-    for root in settings.roots:
-        walk = walk_root(root, settings, sniffer)
-        if walk.problem:
-            unlisted.append(UnlistedRoot(root, walk.problem))
-            continue
-        listed.append(root)
-        found += walk.found
-        unreadable += walk.unreadable
-        if walk.empty:
-            empty.append(root)
+    try:
+        for root in settings.roots:
+            walk = walk_root(root, settings, sniffer)
+            if walk.problem:
+                unlisted.append(UnlistedRoot(root, walk.problem))
+                continue
+            listed.append(root)
+            found += walk.found
+            unreadable += walk.unreadable
+            if walk.empty:
+                empty.append(root)
+    finally:
+        sniffer.siblings.archives.close()
     return Discovery(
         tuple(found),
         tuple(listed),
@@ -370,6 +410,8 @@ def scan(
         tuple(empty),
         sniffer.skipped,
         tuple(sniffer.verdicts),
+        tuple(sniffer.problems),
+        tuple(sniffer.unreadable_archives),
     )
 
 
@@ -394,6 +436,31 @@ def classify(path: Path, settings: Settings) -> Found | None:
             return None
         return _found(located, root, relative, routes, sniffer)
     return None
+
+
+def scan_archive(path: Path, settings: Settings) -> Discovery:
+    """The members of one archive under a root (for the watcher and `index_paths`), as a
+    walk of the roots finds them; what it refused in `problems`."""
+    routes = route_matcher(effective_routes(settings))
+    located = path.parent.resolve() / path.name if path.parent.exists() else path.absolute()
+    for root in settings.roots:
+        try:
+            relative = located.relative_to(root).as_posix()
+        except ValueError:
+            continue
+        sniffer = Sniffer(settings)
+        if _in_excluded_folder(root, relative, sniffer):
+            break
+        try:
+            found = tuple(archive_members(located, root, relative, routes, sniffer))
+        finally:
+            sniffer.siblings.archives.close()
+        return Discovery(
+            found,
+            problems=tuple(sniffer.problems),
+            unreadable_archives=tuple(sniffer.unreadable_archives),
+        )
+    return Discovery(())
 
 
 def _in_excluded_folder(root: Path, relative: str, sniffer: Sniffer) -> bool:

@@ -21,13 +21,21 @@ from pathlib import Path
 import apsw
 
 from engine.embedders import Embedder, EmbedderError, create_embedder
-from engine.index import people, runlog, siblings
+from engine.index import archives, people, runlog, siblings
 from engine.index.embedding import pending_vectors
 from engine.index.indexer import Action, FileOutcome, Indexer, NullReporter, Reporter, RunCounts
 from engine.index.locks import WAITING_FOR_LOCK, Notify, holding_writer_lock
 from engine.index.locks import writer_lock as writer_lock  # where callers have imported it
 from engine.index.recognise import known_types, load_verdicts, save_verdicts
-from engine.index.routes import Discovery, Found, UnlistedRoot, classify, scan, unlisted_roots_at
+from engine.index.routes import (
+    Discovery,
+    Found,
+    UnlistedRoot,
+    classify,
+    scan,
+    scan_archive,
+    unlisted_roots_at,
+)
 from engine.records import IndexStats
 from engine.settings import Settings, load_settings
 from engine.store import db, vectors
@@ -131,9 +139,11 @@ def known_under(conn: apsw.Connection, path: Path) -> list[str]:
     target = str(path.resolve() if path.parent.exists() else path.absolute())
     if not is_clean(target):  # a name that is not UTF-8 was never indexed (no row holds one)
         return []
-    prefix = target.rstrip(os.sep) + os.sep
-    rows = conn.execute(state_sql.known_under_sql(), (target, len(prefix), prefix)).fetchall()
-    return [r[0] for r in rows]
+    rows = []
+    # Under it as a folder, or as an archive (`<archive>!/<member>`).
+    for prefix in (target.rstrip(os.sep) + os.sep, target + archives.SEPARATOR + os.sep):
+        rows += conn.execute(state_sql.known_under_sql(), (target, len(prefix), prefix))
+    return list(dict.fromkeys(r[0] for r in rows))
 
 
 def _visit(
@@ -188,6 +198,13 @@ def index_paths(
             on_disk = {str(f.path) for f in found}
             targets += found
             missing += [k for k in known_under(conn, path) if k not in on_disk]
+        elif archives.is_archive(path) and path.is_file() and settings.discovery.read_archives:
+            inside = scan_archive(path, settings)
+            targets += inside.found
+            _report_errors(indexer, inside.problems)
+            if str(path) not in {str(a) for a in inside.unreadable_archives}:
+                on_disk = {str(f.path) for f in inside.found}
+                missing += [k for k in known_under(conn, path) if k not in on_disk]
         elif path.exists():
             item = classify(path, settings)
             if item is not None and item.size >= 0:
@@ -220,6 +237,7 @@ def reconcile(
     before = load_verdicts(conn, settings)
     # No unchanged file is read again (`--full`: every file no route claims is).
     discovery = scan(settings, known_types(conn), {} if force else before)
+    _report_errors(indexer, discovery.problems)
     unknown = {v.path for v in discovery.verdicts}
     stale = [p for p in before if p not in unknown and discovery.may_delete(p)]
     save_verdicts(conn, settings, before, discovery.verdicts, stale)
@@ -284,10 +302,13 @@ def run_index(
     indexer = Indexer(settings, conn, embedder, reporter, missing_reason=missing_reason)
     for path, message in errors_before:
         indexer.report(path, message)
-    if paths is None:
-        outcomes = reconcile(indexer, force=full, should_stop=should_stop)
-    else:
-        outcomes = index_paths(indexer, paths, force=full, should_stop=should_stop)
+    try:
+        if paths is None:
+            outcomes = reconcile(indexer, force=full, should_stop=should_stop)
+        else:
+            outcomes = index_paths(indexer, paths, force=full, should_stop=should_stop)
+    finally:
+        indexer.archives.close()
     if not should_stop():  # the directory before the vectors: names are known at once
         people.refresh_after_run(indexer, throttle=kind == "watch")
     if not should_stop():

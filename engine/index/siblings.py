@@ -24,7 +24,8 @@ from pathlib import Path, PurePosixPath
 import apsw
 
 from engine.extractors import NO_SIBLINGS, ExtractError, Siblings
-from engine.index.files import is_inside_roots, link_allowed, read_regular_file
+from engine.index.archives import Archives
+from engine.index.files import is_inside_roots, link_allowed
 from engine.index.routes import Found, classify
 from engine.settings import Settings
 from engine.sources import SOURCE_TYPES, source_type
@@ -65,8 +66,9 @@ class SiblingFiles:
     """Reads declared siblings for one run: each sibling file once, each set of them once, so
     every day file of an export shares one `Siblings` (and what its reader parsed of it)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, archives: Archives | None = None) -> None:
         self.settings = settings
+        self.archives = archives or Archives()  # a member's siblings lie in its archive
         self._data: dict[Path, bytes | None] = {}
         self._sets: dict[tuple[Path, ...], Resolved] = {}
 
@@ -93,7 +95,7 @@ class SiblingFiles:
         if not is_inside_roots(path.absolute(), settings) or not link_allowed(path, settings):
             return None
         try:
-            return read_regular_file(path, settings.max_file_bytes)
+            return self.archives.read_file(path, settings.max_file_bytes)
         except (OSError, ExtractError):  # missing, unreadable, special or too large: absent
             return None
 

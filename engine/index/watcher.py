@@ -32,6 +32,7 @@ from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
 from engine.embedders import Embedder
+from engine.index.archives import is_archive
 from engine.index.routes import classify
 from engine.index.siblings import SIBLING_NAMES
 from engine.index.writer import BatchResult, Writer
@@ -195,6 +196,7 @@ class Watcher:
             and not Path(path).is_dir()
             and classify(Path(path), self.settings) is None
             and Path(path).name not in SIBLING_NAMES  # users.json: its day files depend on it
+            and not is_archive(Path(path))  # an export's .zip: its members
         ):
             return
         now = time.monotonic()

@@ -93,6 +93,14 @@ SETTINGS: tuple[Setting, ...] = (
         "anywhere'); off: only routes find files.",
     ),
     Setting(
+        "discovery.read_archives",
+        bool,
+        True,
+        "Read the exports inside `.zip` archives under the roots (a Slack, WhatsApp or "
+        "Takeout download) without unpacking them; each member is indexed as "
+        "`archive.zip!/member`.",
+    ),
+    Setting(
         "discovery.exclude_folders",
         list,
         list(DEFAULT_EXCLUDED_FOLDERS),

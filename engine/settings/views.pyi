@@ -24,6 +24,7 @@ class DiscoverySettings:
     """What a walk of the roots enters and recognises (`discovery.*`)."""
 
     recognise_by_content: bool
+    read_archives: bool
     exclude_folders: tuple[str, ...]
 
 @dataclass(frozen=True)
