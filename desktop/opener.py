@@ -10,6 +10,8 @@ from typing import Protocol
 from PySide6.QtCore import QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
 
+from engine.index.archives import split
+
 
 class Opener(Protocol):
     """What the window calls on Enter and Ctrl+Enter (tests inject a recorder)."""
@@ -31,6 +33,13 @@ def editor_argv(template: str, path: str, line: int | None) -> list[str]:
     return [p.replace("{file}", path).replace("{line}", str(line or 1)) for p in parts]
 
 
+def on_disk(path: str) -> str:
+    """The file to open for a hit: the archive that holds a member (`<archive>!/<member>`),
+    else the file itself."""
+    inside = split(path)
+    return str(inside[0]) if inside else path
+
+
 def reveal_argv(path: str, platform: str = sys.platform) -> list[str] | None:
     """The file-manager command that shows `path` selected, or None (open the folder)."""
     if platform == "darwin":
@@ -47,6 +56,7 @@ class SystemOpener:
         self.editor_command = editor_command.strip()
 
     def open(self, path: str, line: int | None) -> bool:
+        path = on_disk(path)
         if self.editor_command:
             argv = editor_argv(self.editor_command, path, line)
             ok, _pid = QProcess.startDetached(argv[0], argv[1:])
@@ -54,6 +64,7 @@ class SystemOpener:
         return QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
     def reveal(self, path: str) -> bool:
+        path = on_disk(path)
         argv = reveal_argv(path)
         if argv is not None:
             ok, _pid = QProcess.startDetached(argv[0], argv[1:])

@@ -20,7 +20,7 @@ from desktop.formatting import (
     status_text,
 )
 from desktop.hotkey import GlobalHotkey, to_display, to_pynput, unsupported_reason
-from desktop.opener import editor_argv, reveal_argv
+from desktop.opener import editor_argv, on_disk, reveal_argv
 from desktop.preview import labels_text
 from engine.search.present.neighbours import neighbours
 from engine.settings import Settings
@@ -105,6 +105,11 @@ def test_editor_command_templates() -> None:
         "/a b/c.md:12",
     ]
     assert editor_argv("emacsclient +{line}", "/x.md", None) == ["emacsclient", "+1", "/x.md"]
+
+
+def test_a_hit_inside_an_archive_opens_the_archive() -> None:
+    assert on_disk("/h/Downloads/slack.zip!/general/2024-03-11.json") == "/h/Downloads/slack.zip"
+    assert on_disk("/h/notes/a!b.md") == "/h/notes/a!b.md"
     assert reveal_argv("/x.md", "darwin") == ["open", "-R", "/x.md"]
     assert reveal_argv("C:\\x.md", "win32") == ["explorer", "/select,C:\\x.md"]
     assert reveal_argv("/x.md", "linux") is None
