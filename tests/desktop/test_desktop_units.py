@@ -106,13 +106,14 @@ def test_editor_command_templates() -> None:
     ]
     assert editor_argv("emacsclient +{line}", "/x.md", None) == ["emacsclient", "+1", "/x.md"]
 
+    assert reveal_argv("/x.md", "darwin") == ["open", "-R", "/x.md"]
+    assert reveal_argv("C:\\x.md", "win32") == ["explorer", "/select,C:\\x.md"]
+    assert reveal_argv("/x.md", "linux") is None
+
 
 def test_a_hit_inside_an_archive_opens_the_archive() -> None:
     assert on_disk("/h/Downloads/slack.zip!/general/2024-03-11.json") == "/h/Downloads/slack.zip"
     assert on_disk("/h/notes/a!b.md") == "/h/notes/a!b.md"
-    assert reveal_argv("/x.md", "darwin") == ["open", "-R", "/x.md"]
-    assert reveal_argv("C:\\x.md", "win32") == ["explorer", "/select,C:\\x.md"]
-    assert reveal_argv("/x.md", "linux") is None
 
 
 def test_start_at_login_files(tmp_path: Path) -> None:
