@@ -105,7 +105,6 @@ def test_editor_command_templates() -> None:
         "/a b/c.md:12",
     ]
     assert editor_argv("emacsclient +{line}", "/x.md", None) == ["emacsclient", "+1", "/x.md"]
-
     assert reveal_argv("/x.md", "darwin") == ["open", "-R", "/x.md"]
     assert reveal_argv("C:\\x.md", "win32") == ["explorer", "/select,C:\\x.md"]
     assert reveal_argv("/x.md", "linux") is None
