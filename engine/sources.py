@@ -89,6 +89,12 @@ SOURCE_TYPES: tuple[SourceType, ...] = (
     ),
     _chat("signal", "Signal", ("data/signal/*.jsonl",), recogniser="signal"),
     _chat("whatsapp", "WhatsApp", ("data/whatsapp/*.txt",), recogniser="whatsapp"),
+    _chat(
+        "imessage",
+        "iMessage",
+        ("data/imessage/chat.db", "Library/Messages/chat.db"),
+        recogniser="imessage",
+    ),
     SourceType(
         "meeting",
         "Meeting",

@@ -96,7 +96,7 @@ def test_only_names_a_recogniser_reads_are_candidates() -> None:
     assert [t for t, _ in candidates("x.json")] == [
         *("slack", "signal", "garmin", "discord", "messenger", "google_chat")
     ]
-    assert all(name.startswith((".", "result")) for name in SUFFIXES)
+    assert all(name.startswith((".", "result", "chat.db")) for name in SUFFIXES)
 
 
 def test_a_disabled_type_is_not_a_candidate() -> None:

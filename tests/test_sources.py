@@ -33,7 +33,7 @@ NAMES = [t.name for t in SOURCE_TYPES]
 @pytest.mark.parametrize("source", SOURCE_TYPES, ids=lambda t: t.name)
 def test_every_declared_type_is_complete(source: SourceType) -> None:
     assert re.fullmatch(r"[a-z][a-z0-9_]*", source.name)  # config keys, filters, folders
-    assert source.label and source.label[0].isupper()
+    assert source.label and (source.label[0].isupper() or source.label[1:2].isupper())  # iMessage
     assert source.chunk_heading
     assert (ICONS / f"{source.icon_name}.svg").is_file()
     assert 0 < source.half_life_days <= (SETTINGS_BY_NAME["search.half_lives"].high or 0)

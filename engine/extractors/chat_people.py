@@ -18,6 +18,7 @@ class Sender:
     aliases: tuple[str, ...] = ()
     emails: tuple[str, ...] = ()
     handles: tuple[str, ...] = ()
+    phones: tuple[str, ...] = ()
 
 
 def sender_mentions(senders: Iterable[Sender], org: str = "") -> list[Mention]:
@@ -25,13 +26,14 @@ def sender_mentions(senders: Iterable[Sender], org: str = "") -> list[Mention]:
     appearance, counting their messages and spanning their first and last."""
     found: dict[tuple[object, ...], Mention] = {}
     for sender in senders:
-        key = (sender.name, sender.aliases, sender.emails, sender.handles)
+        key = (sender.name, sender.aliases, sender.emails, sender.handles, sender.phones)
         seen = found.get(key)
         if seen is None:
             found[key] = Mention(
                 name=sender.name,
                 aliases=sender.aliases,
                 emails=sender.emails,
+                phones=sender.phones,
                 handles=sender.handles,
                 org=org,
                 first=sender.when,

@@ -17,6 +17,7 @@ from engine.extractors import (
     garmin,
     google_chat,
     ical,
+    imessage,
     mail,
     markdown,
     meta_messages,
@@ -52,6 +53,11 @@ RECOGNISERS: Mapping[str, Recogniser] = {
         whatsapp.recognise,
         about="`WhatsApp Chat with NAME.txt` / `_chat.txt` (or any `.txt`) whose first lines "
         "start with a message's date and time",
+    ),
+    "imessage": Recogniser(
+        ("chat.db",),
+        imessage.recognise,
+        about="Messages' `chat.db` (`~/Library/Messages/`): that name, and an SQLite database",
     ),
     "subtitles": Recogniser(
         (".vtt", ".srt"),

@@ -28,6 +28,7 @@ from engine.extractors import (
     garmin,
     google_chat,
     ical,
+    imessage,
     mail,
     markdown,
     meeting,
@@ -59,6 +60,7 @@ READERS: Mapping[str, Reader] = {
     "vcard": vcard.extract_vcard,
     "voice": voice.extract_voice,
     "whatsapp": whatsapp.extract_whatsapp,
+    "imessage": imessage.extract_imessage,
 }
 
 SIBLING_READERS: Mapping[str, Extractor] = {

@@ -48,6 +48,8 @@ IGNORED_SUFFIXES = (
     ".db-shm",
     ".db-journal",
 )
+# The databases that are someone's data, read as a source type reads them (never an index).
+READ_DATABASES = frozenset({"chat.db"})  # Messages (iMessage)
 
 
 def _glob(pattern: str) -> str:
@@ -127,7 +129,7 @@ def is_ignored(relative: str) -> bool:
         any(p in IGNORED_PARTS for p in parts)
         or name.startswith((".#", "~$"))
         or (name.startswith(".") and name.endswith(".swp"))
-        or name.endswith(IGNORED_SUFFIXES)
+        or (name.endswith(IGNORED_SUFFIXES) and name.lower() not in READ_DATABASES)
     )
 
 
