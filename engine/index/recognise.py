@@ -262,6 +262,10 @@ class Sniffer:
         self.skipped.excluded += 1
         self.skipped.excluded_names[rule] = self.skipped.excluded_names.get(rule, 0) + 1
 
+    def worth_reading(self, name: str) -> bool:
+        """Whether any recogniser reads files of this name (else: unknown, unread)."""
+        return self.enabled and name.lower().endswith(SUFFIXES)
+
     def source_type(self, path: Path, mtime: float, size: int) -> str | None:
         """The type of a file no route claims, by its content; None (counted) if none."""
         pairs = candidates(path.name, self.settings.desktop.disabled_types) if self.enabled else []

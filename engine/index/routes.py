@@ -100,14 +100,30 @@ def route_matcher(routes: Sequence[Route]) -> Matcher:
         "|".join(f"(?P<r{n}>{_glob(r.pattern)}\\Z)" for n, r in enumerate(routes))
     )
     types = {f"r{n}": r.source_type for n, r in enumerate(routes)}
+    endings = name_endings(routes)
 
     def match(relative: str) -> str | None:
         if is_ignored(relative):
             return IGNORE
+        if endings is not None and not relative.endswith(endings):
+            return None  # no route's last part can match this name: no regex to run
         found = combined.match(relative)
         return types[found.lastgroup] if found and found.lastgroup else None
 
     return match
+
+
+def name_endings(routes: Sequence[Route]) -> tuple[str, ...] | None:
+    """What every name a route matches ends with (`*.json` → `.json`), so that a name
+    ending otherwise needs no regex; None when a route's last part has no fixed ending."""
+    endings = []
+    for route in routes:
+        last = route.pattern.rsplit("/", 1)[-1]
+        tail = re.split(r"[*?\[\]]", last)[-1]
+        if not tail:
+            return None
+        endings.append(tail)
+    return tuple(sorted(set(endings)))
 
 
 def route_match(relative: str, routes: Sequence[Route]) -> str | None:
@@ -316,11 +332,17 @@ def _routed(
 ) -> Iterator[Found]:
     inside = folder.relative_to(root).as_posix()
     prefix = "" if inside == "." else inside + "/"
+    read_archives = sniffer.settings.discovery.read_archives
     for name in names:
-        if archives.is_archive(Path(name)) and sniffer.settings.discovery.read_archives:
-            yield from archive_members(folder / name, root, prefix + name, routes, sniffer)
+        relative = prefix + name
+        if read_archives and name.lower().endswith(archives.SUFFIXES):
+            yield from archive_members(folder / name, root, relative, routes, sniffer)
             continue
-        item = _found(folder / name, root, prefix + name, routes, sniffer)
+        source_type = routes(relative)
+        if source_type is None and not sniffer.worth_reading(name):
+            sniffer.skipped.unknown += 1  # no route, no recogniser reads such names: no stat
+            continue
+        item = _found(folder / name, root, relative, source_type, sniffer)
         if item is not None and item.size >= 0:
             yield item
 
@@ -355,10 +377,10 @@ def archive_members(
 
 
 def _found(
-    path: Path, root: Path, relative: str, routes: Matcher, sniffer: Sniffer
+    path: Path, root: Path, relative: str, source_type: str | None, sniffer: Sniffer
 ) -> Found | None:
-    """The file as a route or its content types it (size -1: it cannot be stat'ed), or None."""
-    source_type = routes(relative)
+    """The file as its route (`source_type`) or its content types it (size -1: it cannot be
+    stat'ed), or None."""
     if source_type == IGNORE or not link_allowed(path, sniffer.settings):
         sniffer.skipped.ignored += source_type == IGNORE
         return None
@@ -436,7 +458,7 @@ def classify(path: Path, settings: Settings) -> Found | None:
         sniffer = Sniffer(settings)
         if _in_excluded_folder(root, relative, sniffer):
             return None
-        return _found(located, root, relative, routes, sniffer)
+        return _found(located, root, relative, routes(relative), sniffer)
     return None
 
 
