@@ -35,6 +35,7 @@ EXPORTS = {
     f"{SLACK}/D06DM0001/2024-03-11.json": "slack",
     "Takeout/Mail/All mail Including Spam and Trash.mbox": "email_catalog",
     "Downloads/offsite.eml": "email_catalog",
+    ".thunderbird/k2x9.default-release/Mail/Local Folders/Inbox": "email_catalog",
     f"{ZOOM}/GMT20240311-100000_Recording.transcript.vtt": "meeting",
     "Obsidian/vault/Heron survey.md": "note",
     "Obsidian/vault/projects/Garden plan.md": "note",
@@ -108,6 +109,9 @@ def exports(home: Path) -> None:
     slack_export(home)
     _copy(home, "Takeout/Mail/All mail Including Spam and Trash.mbox", "email_catalog/inbox.mbox")
     _copy(home, "Downloads/offsite.eml", "email_catalog/reply.eml")
+    thunderbird = ".thunderbird/k2x9.default-release/Mail/Local Folders"
+    _copy(home, f"{thunderbird}/Inbox", "email_catalog/inbox.mbox")
+    _write(home, f"{thunderbird}/Inbox.msf", "// <!-- <mdb:mork:z v=\"1.4\"/> -->\n")
     _copy(
         home,
         f"{ZOOM}/GMT20240311-100000_Recording.transcript.vtt",
@@ -227,7 +231,7 @@ def test_discovery_counts_what_it_skipped(at_home: Settings) -> None:
     }
     # The 13 decoys outside excluded folders and the Slack export's 4 listings (read beside
     # its day files, never indexed themselves), by name or content.
-    assert skipped.unknown == 13 + 4
+    assert skipped.unknown == 13 + 4 + 1  # and Thunderbird's Inbox.msf
     assert skipped.too_large == 0
 
 
@@ -283,7 +287,7 @@ def test_discover_tells_each_export_and_what_it_skipped(at_home: Settings) -> No
     assert any(line.endswith("Obsidian vault — 2 note(s)") for line in lines), out
     assert any("WhatsApp Chat with Raj Patel.txt: WhatsApp" in line for line in lines), out
     skipped = next(line for line in lines if line.startswith("skipped: "))
-    assert "17 file(s) of no known format" in skipped and "8 excluded folder(s)" in skipped
+    assert "18 file(s) of no known format" in skipped and "8 excluded folder(s)" in skipped
     assert lines[-1] == f"{len(EXPORTS)} file(s) in {len(lines) - 2} export(s)"
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.extractors import mail
 from engine.extractors.recognisers import CONTENT_TYPES, RECOGNISERS, SUFFIXES, bind
 from engine.extractors.sniffing import HEAD_BYTES, head_lines, json_keys, no_siblings
 from engine.index.recognise import candidates, exclusion
@@ -96,7 +97,8 @@ def test_only_names_a_recogniser_reads_are_candidates() -> None:
     assert [t for t, _ in candidates("x.json")] == [
         *("slack", "signal", "garmin", "discord", "messenger", "google_chat")
     ]
-    assert all(name.startswith((".", "result", "chat.db")) for name in SUFFIXES)
+    named = ("result", "chat.db", *mail.FOLDER_FILES)  # files known by a whole name
+    assert all(name.startswith((".", *named)) for name in SUFFIXES)
 
 
 def test_a_disabled_type_is_not_a_candidate() -> None:
@@ -146,3 +148,13 @@ def test_exclusion_by_name_or_path_end(relative: str, rule: str, tmp_path: Path)
 def test_a_virtualenv_is_excluded_whatever_its_name(tmp_path: Path) -> None:
     (tmp_path / "pyvenv.cfg").write_text("home = /usr/bin\n")
     assert exclusion("projects/tools-env", tmp_path, ()) == "virtualenv"
+
+
+def test_a_mail_clients_folder_files_without_an_extension_are_mbox() -> None:
+    """Thunderbird keeps each folder as an mbox named like the folder (`Inbox`, `Sent`)."""
+    mbox = (FIXTURES / "email_catalog" / "inbox.mbox").read_bytes()[:HEAD_BYTES]
+    recognise = RECOGNISERS["mail"].test
+    assert recognise("Inbox", mbox, no_siblings) and recognise("INBOX", mbox, no_siblings)
+    assert not recognise("Sent", b"sent the parcel on monday\n", no_siblings)
+    assert [t for t, _ in candidates("Inbox")] == ["email_catalog"]
+    assert candidates("Inbox.msf") == []  # Thunderbird's index beside it

@@ -317,15 +317,19 @@ def _extract_catalog(data: bytes) -> Extraction:
     return result
 
 
+# The folder files of a mail client that keeps mbox files without an extension (Thunderbird's
+# `Mail/Local Folders/Inbox`, `ImapMail/<server>/INBOX`), by their usual names.
+FOLDER_FILES = ("inbox", "sent", "drafts", "archives", "trash", "junk", "templates", "all mail")
 _HEADER = re.compile(r"^[!-9;-~]{1,76}:[ \t]")
 _KNOWN_HEADERS = ("from:", "to:", "subject:", "date:", "message-id:", "received:", "mime-version:")
 
 
 def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
-    """An mbox (a `From ` separator line, then header lines) or an `.eml` (header lines
-    from the first, one of them a mail header such as `From:` or `Subject:`)."""
+    """An mbox (a `From ` separator line, then header lines: `.mbox`, `.mbx`, or a mail
+    client's folder file without an extension, Thunderbird's `Inbox`) or an `.eml` (header
+    lines from the first, one of them a mail header such as `From:` or `Subject:`)."""
     lines = head_lines(head)
-    if name.lower().endswith((".mbox", ".mbx")):
+    if name.lower().endswith((".mbox", ".mbx")) or "." not in name:
         lines = lines[1:] if lines and lines[0].startswith("From ") else []
     header = [line for line in lines[:40] if _HEADER.match(line)]
     starts = bool(lines) and _HEADER.match(lines[0]) is not None

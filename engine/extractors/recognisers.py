@@ -66,9 +66,11 @@ RECOGNISERS: Mapping[str, Recogniser] = {
         "timing line)",
     ),
     "mail": Recogniser(
-        (".mbox", ".mbx", ".eml"),
+        (".mbox", ".mbx", ".eml", *mail.FOLDER_FILES),
         mail.recognise,
-        about="an mbox (a `From ` line, then headers) or an `.eml` (mail headers first)",
+        about="an mbox (a `From ` line, then headers: `.mbox`, or a mail folder's file "
+        "without an extension, Thunderbird's `Inbox`, `Sent`, …) or an `.eml` (mail headers "
+        "first)",
     ),
     "garmin": Recogniser(
         (".json",),
