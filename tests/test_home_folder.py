@@ -37,6 +37,7 @@ EXPORTS = {
     "Downloads/offsite.eml": "email_catalog",
     ".thunderbird/k2x9.default-release/Mail/Local Folders/Inbox": "email_catalog",
     f"{ZOOM}/GMT20240311-100000_Recording.transcript.vtt": "meeting",
+    f"{ZOOM}/meeting_saved_closed_caption.txt": "meeting",
     "Obsidian/vault/Heron survey.md": "note",
     "Obsidian/vault/projects/Garden plan.md": "note",
     "Documents/signal.jsonl": "signal",
@@ -117,6 +118,8 @@ def exports(home: Path) -> None:
         f"{ZOOM}/GMT20240311-100000_Recording.transcript.vtt",
         "meeting/GMT20240311-100000_Recording.transcript.vtt",
     )
+    captions = "meeting/2024-03-11 10.00.00 Weekly sync/meeting_saved_closed_caption.txt"
+    _copy(home, f"{ZOOM}/meeting_saved_closed_caption.txt", captions)
     _copy(home, "Obsidian/vault/Heron survey.md", "note/vault/Heron survey.md")
     _write(home, "Obsidian/vault/projects/Garden plan.md", "# Garden plan\n\nBeans in bed 3.\n")
     _write(home, "Obsidian/vault/.obsidian/app.json", "{}")

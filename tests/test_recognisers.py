@@ -97,7 +97,7 @@ def test_only_names_a_recogniser_reads_are_candidates() -> None:
     assert [t for t, _ in candidates("x.json")] == [
         *("slack", "signal", "garmin", "discord", "messenger", "google_chat")
     ]
-    named = ("result", "chat.db", *mail.FOLDER_FILES)  # files known by a whole name
+    named = ("result", "chat.db", "meeting_saved", *mail.FOLDER_FILES)  # known by a whole name
     assert all(name.startswith((".", *named)) for name in SUFFIXES)
 
 

@@ -23,10 +23,10 @@ from engine.extractors import (
     meta_messages,
     signal,
     slack_export,
-    subtitles,
     telegram,
     vcard,
     whatsapp,
+    zoom_captions,
 )
 from engine.extractors.sniffing import Recogniser
 from engine.sources import SOURCE_TYPES, SourceType
@@ -60,10 +60,10 @@ RECOGNISERS: Mapping[str, Recogniser] = {
         about="Messages' `chat.db` (`~/Library/Messages/`): that name, and an SQLite database",
     ),
     "subtitles": Recogniser(
-        (".vtt", ".srt"),
-        subtitles.recognise,
-        about="WebVTT (`WEBVTT` first, Zoom's `*.transcript.vtt` too) or SRT (cue number, "
-        "timing line)",
+        (".vtt", ".srt", zoom_captions.CAPTIONS),
+        zoom_captions.recognise,
+        about="WebVTT (`WEBVTT` first, Zoom's `*.transcript.vtt` too), SRT (cue number, "
+        "timing line), or Zoom's `meeting_saved_closed_caption.txt` (`[Name] HH:MM:SS` first)",
     ),
     "mail": Recogniser(
         (".mbox", ".mbx", ".eml", *mail.FOLDER_FILES),

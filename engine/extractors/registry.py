@@ -31,7 +31,6 @@ from engine.extractors import (
     imessage,
     mail,
     markdown,
-    meeting,
     meta_messages,
     records,
     signal,
@@ -41,6 +40,7 @@ from engine.extractors import (
     vcard,
     voice,
     whatsapp,
+    zoom_captions,
 )
 from engine.sources import SOURCE_TYPES, SourceType
 
@@ -54,7 +54,7 @@ READERS: Mapping[str, Reader] = {
     "garmin": garmin.extract_garmin,
     "ical": ical.extract_ical,
     "mail": mail.extract_email,
-    "meeting": meeting.extract_meeting,
+    "meeting": zoom_captions.extract_transcript,  # Zoom's saved captions, or extract_meeting
     "signal": signal.extract_signal,
     "telegram": telegram.extract_telegram,
     "vcard": vcard.extract_vcard,
