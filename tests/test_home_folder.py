@@ -112,7 +112,7 @@ def exports(home: Path) -> None:
     _copy(home, "Downloads/offsite.eml", "email_catalog/reply.eml")
     thunderbird = ".thunderbird/k2x9.default-release/Mail/Local Folders"
     _copy(home, f"{thunderbird}/Inbox", "email_catalog/inbox.mbox")
-    _write(home, f"{thunderbird}/Inbox.msf", "// <!-- <mdb:mork:z v=\"1.4\"/> -->\n")
+    _write(home, f"{thunderbird}/Inbox.msf", '// <!-- <mdb:mork:z v="1.4"/> -->\n')
     _copy(
         home,
         f"{ZOOM}/GMT20240311-100000_Recording.transcript.vtt",
@@ -238,15 +238,19 @@ def test_discovery_counts_what_it_skipped(at_home: Settings) -> None:
     assert skipped.too_large == 0
 
 
-def test_a_file_larger_than_the_limit_is_never_read(
-    at_home: Settings, home: Path, monkeypatch: pytest.MonkeyPatch
+def test_an_export_larger_than_the_limit_is_one_error_that_says_so(
+    at_home: Settings, home: Path
 ) -> None:
-    heads: list[Path] = []
-    monkeypatch.setattr(recognise, "read_head", lambda path: heads.append(path) or b"")
-    small = at_home.with_values(max_file_bytes=64)
+    mbox = "Takeout/Mail/All mail Including Spam and Trash.mbox"
+    small = at_home.with_values(max_file_bytes=(home / mbox).stat().st_size - 1)
     discovery = scan(small)
-    assert discovery.skipped.too_large > 0
-    assert all(path.stat().st_size <= 64 for path in heads)
+    assert discovery.skipped.too_large >= 1  # its head alone was read
+    assert {f.relative for f in discovery.found} >= {mbox}
+    stats = reindex(settings=small)
+    assert "larger than" in dict(stats.errors)[str(home / mbox)]
+    assert len(stats.errors) == sum(
+        1 for f in discovery.found if f.size > small.max_file_bytes
+    )  # one error each, and only those
 
 
 def test_user_routes_win_and_ignore(home: Path, settings_factory: Callable[..., Settings]) -> None:

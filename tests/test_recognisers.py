@@ -66,7 +66,6 @@ LOOK_ALIKES = [
     ("result.json", b'{"result": "ok", "name": "build"}'),
     ("data.jsonl", b'{"event": "login", "envelope": "flat string"}\n'),
     ("notes.txt", b"eggs\nmilk\n12/03/2024 dentist\n"),
-    ("WhatsApp Chat with Raj.txt", "2024年3月12日 14:05 - Raj: hi\n".encode()),
     ("diary.txt", b"12/03/2024, 14:05 - Raj: only one line looks like a chat\nthen prose\nmore\n"),
     ("captions.vtt", b"Not a WebVTT file at all\n"),
     ("movie.srt", b"Some text\nwithout cues\n"),
@@ -158,3 +157,11 @@ def test_a_mail_clients_folder_files_without_an_extension_are_mbox() -> None:
     assert not recognise("Sent", b"sent the parcel on monday\n", no_siblings)
     assert [t for t, _ in candidates("Inbox")] == ["email_catalog"]
     assert candidates("Inbox.msf") == []  # Thunderbird's index beside it
+
+
+def test_a_whatsapp_export_is_known_by_its_name_whatever_its_dates() -> None:
+    """So that one in a date format no reader knows is one clear error, not silence."""
+    head = "2024年3月12日 14:05 - Raj: hi\n".encode()
+    assert RECOGNISERS["whatsapp"].test("WhatsApp Chat with Raj.txt", head, no_siblings)
+    assert RECOGNISERS["whatsapp"].test("WhatsApp Chat mit Lena.txt", head, no_siblings)
+    assert not RECOGNISERS["whatsapp"].test("WhatsApp notes.txt", head, no_siblings)

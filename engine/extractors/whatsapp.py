@@ -198,8 +198,12 @@ def extract_whatsapp(data: bytes, path: PurePath) -> Extraction:
 
 
 def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
-    """A chat export: `_chat.txt` or `WhatsApp Chat …` whose first line starts a message,
-    or any `.txt` whose first three lines do."""
+    """A chat export: `WhatsApp Chat with NAME.txt` (and the other locales' words) by its
+    name alone, so that one in an unknown date format is one clear error rather than
+    silence; `_chat.txt` whose first line starts a message; any `.txt` whose first three
+    lines do."""
+    if _NAMED_EXPORT.match(PurePath(name).stem) and name.lower().endswith(".txt"):
+        return True
     lines = [line.translate(_INVISIBLE).lstrip() for line in head_lines(head)]
     starts = [_start(line) is not None for line in lines[:3]]
     named = name == "_chat.txt" or name.lower().startswith("whatsapp chat")

@@ -3,7 +3,7 @@ first few KB and its siblings (`engine.extractors.recognisers`), and the folders
 home folder never enters (`exclude_folders`).
 
 Reading costs I/O, so a file is read only when its name ends as some recogniser's files do
-(`SUFFIXES`), it is no larger than `max_file_bytes`, and neither its type nor a verdict that
+(`SUFFIXES`), and neither its type nor a verdict that
 it is of no known format (`Verdict`) is known from an earlier run with the same mtime and
 size; then at most `HEAD_BYTES` of it are read. A verdict also keeps the folders whose
 listing the recognisers consulted (a Slack day file without `users.json` beside its channel
@@ -272,9 +272,9 @@ class Sniffer:
         if not pairs:
             self.skipped.unknown += 1
             return None
-        if size > self.settings.max_file_bytes:
-            self.skipped.too_large += 1
-            return None
+        # A file over max_file_bytes is still known by its head, so that an export too large
+        # to index (a 2 GB Takeout mbox) is one error of the run that says so, not silence.
+        self.skipped.too_large += size > self.settings.max_file_bytes
         known = self.known.get(str(path))
         if known is not None and known[:2] == (mtime, size) and _among(known[2], pairs):
             return known[2]
