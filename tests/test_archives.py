@@ -200,3 +200,25 @@ def test_a_slack_export_unzipped_beside_its_zip_is_indexed_twice_apart(
     reindex(settings=at_home)
     kinds = indexed(at_home)
     assert sum(1 for p in kinds if p.endswith("_chat.txt")) == 2
+
+
+def test_an_archive_of_no_export_is_opened_once_and_a_broken_one_told_once(
+    at_home: Settings, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_zip(home / "Downloads/photos.zip", {"IMG_0001.jpg": b"\xff\xd8" * 100})
+    (home / "Downloads/partial.zip").write_bytes(b"PK\x03\x04 not really")
+    first = reindex(settings=at_home)
+    assert [Path(p).name for p, _ in first.errors] == ["partial.zip"]
+    opened: list[str] = []
+    real = archives.list_archive
+    monkeypatch.setattr(archives, "list_archive", lambda p: opened.append(p.name) or real(p))
+    again = reindex(settings=at_home)
+    assert again.errors == () and sorted(opened) == sorted(
+        [Path(SLACK_ZIP).name, Path(WHATSAPP_ZIP).name]
+    )
+    write_zip(
+        home / "Downloads/photos.zip",
+        {"_chat.txt": (FIXTURES / "whatsapp" / "_chat.txt").read_bytes()},
+    )
+    reindex(settings=at_home)
+    assert members(at_home, "Downloads/photos.zip") == {"_chat.txt": "whatsapp"}

@@ -246,6 +246,7 @@ class Sniffer:
     verdicts: list[Verdict] = field(default_factory=list)  # this walk's, reused or new
     problems: list[tuple[str, str]] = field(default_factory=list)  # archives, members refused
     unreadable_archives: list[Path] = field(default_factory=list)  # none of it read
+    _indexed_archives: set[str] | None = field(default=None, repr=False)
 
     @property
     def enabled(self) -> bool:
@@ -261,6 +262,28 @@ class Sniffer:
     def count_excluded(self, rule: str) -> None:
         self.skipped.excluded += 1
         self.skipped.excluded_names[rule] = self.skipped.excluded_names.get(rule, 0) + 1
+
+    def known_unknown(self, path: Path, stat: os.stat_result) -> bool:
+        """Whether an archive's verdict holds (unchanged since it was found to hold no
+        export): counted unknown, kept for the next run."""
+        verdict = self.unknown.get(str(path))
+        if verdict is None or (verdict.mtime, verdict.size) != (stat.st_mtime, stat.st_size):
+            return False
+        self.skipped.unknown += 1
+        self.verdicts.append(verdict)
+        return True
+
+    def unknown_archive(self, path: Path, stat: os.stat_result) -> None:
+        """An archive that holds no export: its verdict, counted unknown."""
+        self.skipped.unknown += 1
+        self.verdicts.append(Verdict(str(path), stat.st_mtime, stat.st_size))
+
+    def holds_indexed(self, archive: Path) -> bool:
+        """Whether members of this archive are indexed (an earlier run's)."""
+        if self._indexed_archives is None:
+            marker = f"{archive_files.SEPARATOR}{os.sep}"
+            self._indexed_archives = {p.split(marker, 1)[0] for p in self.known if marker in p}
+        return str(archive) in self._indexed_archives
 
     def worth_reading(self, name: str) -> bool:
         """Whether any recogniser reads files of this name (else: unknown, unread)."""

@@ -351,29 +351,40 @@ def archive_members(
     path: Path, root: Path, relative: str, routes: Matcher, sniffer: Sniffer
 ) -> Iterator[Found]:
     """The members of an archive that a route or their content types, as files of their
-    own (`<archive>!/<member>`, the archive's mtime); what it refused, in the sniffer."""
+    own (`<archive>!/<member>`, the archive's mtime); what it refused, in the sniffer.
+
+    An archive that holds no export (most `.zip` files in a Downloads folder), or that
+    cannot be read and holds nothing indexed, gets a verdict as a file of no known format
+    does: it is not opened again, nor its error told again, while it is unchanged."""
     if routes(relative) == IGNORE or not link_allowed(path, sniffer.settings):
         return
     try:
         stat = path.stat()
     except OSError:
         return
-    if not stat_mode.S_ISREG(stat.st_mode):
+    if not stat_mode.S_ISREG(stat.st_mode) or sniffer.known_unknown(path, stat):
         return
     listing = archives.list_archive(path)
     sniffer.problems += listing.problems
     if not listing.readable:
         sniffer.unreadable_archives.append(path)
+    claimed = 0
     for member in listing.members:
         inside = f"{relative}{archives.SEPARATOR}/{member.name}"
         where = archives.member_path(path, member.name)
         source_type = routes(inside)
         if source_type == IGNORE:
             sniffer.skipped.ignored += 1
-        elif source_type is not None:
-            yield Found(where, root, inside, source_type, stat.st_mtime, member.size)
-        elif (found := sniffer.source_type(where, stat.st_mtime, member.size)) is not None:
-            yield Found(where, root, inside, found, stat.st_mtime, member.size, True)
+            continue
+        recognised = source_type is None
+        if recognised:
+            source_type = sniffer.source_type(where, stat.st_mtime, member.size)
+        if source_type is None:
+            continue
+        claimed += 1
+        yield Found(where, root, inside, source_type, stat.st_mtime, member.size, recognised)
+    if not claimed and (listing.readable or not sniffer.holds_indexed(path)):
+        sniffer.unknown_archive(path, stat)
 
 
 def _found(
