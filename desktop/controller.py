@@ -215,7 +215,11 @@ class MemexApp(QObject):
 
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(
-            self.settings, self.hotkey_status.message, self.window, self.found_types()
+            self.settings,
+            self.hotkey_status.message,
+            self.window,
+            self.found_types(),
+            discover=lambda folder, on_done: self.tasks.discover(folder, on_done),
         )
         dialog.saved.connect(self.apply_changes)
         self.settings_dialog = dialog

@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 from desktop import theme
 from desktop.config_file import write_config
 from desktop.hotkey import to_display, to_pynput
+from desktop.survey import Survey
+from engine.cli.discovery import shown
 from engine.embedders import apikeys
 from engine.settings import Settings, default_config_path
 from engine.sources import source_type as declared_type
@@ -82,6 +84,9 @@ def _note(text: str, name: str = "dialogNote") -> QLabel:
     return label
 
 
+Discover = Callable[[Path, Callable[[Survey], Any]], Any]
+
+
 class SettingsDialog(QDialog):
     """Edits the user's settings; `saved` carries the changed dotted names."""
 
@@ -93,10 +98,14 @@ class SettingsDialog(QDialog):
         hotkey_message: str = "",
         parent: QWidget | None = None,
         found_types: Sequence[str] = (),
+        discover: Discover | None = None,
     ) -> None:
+        """`discover(folder, on_done)`: what a folder holds per export, off the GUI thread
+        (`Tasks.discover`); the Data tab lists it for each data folder."""
         super().__init__(parent)
         self.settings = settings
         self.found_types = tuple(found_types)
+        self._pending = 0  # data folders still being looked in
         self.config_path = settings.config_path or default_config_path()
         self.setWindowTitle("Memex settings")
         self.setWindowIcon(theme.app_icon())
@@ -120,6 +129,28 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(_note(f"Config file: {self.config_path}"))
         layout.addWidget(buttons)
+        if discover is not None:
+            self.survey_roots(discover)
+
+    def survey_roots(self, discover: Discover) -> None:
+        """Ask what each data folder holds; the list fills as each answer arrives."""
+        self.exports.clear()
+        roots = [Path(str(r)) for r in self.settings["roots"]]
+        self.exports_note.setText("Looking in your folders…" if roots else "No data folder yet.")
+        self._pending = len(roots)
+        for root in roots:
+            discover(root, self.show_survey)
+
+    def show_survey(self, survey: Survey) -> None:
+        """One folder's exports, each with its type's icon, and what was skipped."""
+        for found in survey.found:
+            text = f"{shown(survey.folder)}/{found.text}"
+            self.exports.addItem(QListWidgetItem(theme.type_icon(found.source_type), text))
+        self._pending = max(0, self._pending - 1)
+        told = [survey.heading() if survey.problem or not survey.found else "", survey.skipped]
+        if self._pending:
+            told.append("Looking in your other folders…")
+        self.exports_note.setText(" ".join(t for t in told if t))
 
     # -- tabs ------------------------------------------------------------------------------------
 
@@ -151,6 +182,11 @@ class SettingsDialog(QDialog):
         layout.addWidget(QLabel("Data folders"))
         layout.addWidget(self.roots)
         layout.addLayout(row)
+        layout.addWidget(QLabel("What these folders hold"))
+        self.exports = QListWidget()
+        self.exports_note = _note("")
+        layout.addWidget(self.exports)
+        layout.addWidget(self.exports_note)
         layout.addWidget(QLabel("Source types to index"))
         layout.addWidget(self.types)
         if not self.types.count():

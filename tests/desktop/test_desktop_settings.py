@@ -157,3 +157,28 @@ def test_saved_settings_apply_without_a_restart(
     finally:
         memex.shutdown()
         qapp.setQuitOnLastWindowClosed(True)
+
+
+def test_the_data_tab_lists_what_each_folder_holds_per_export(qtbot: Any, tmp_path: Path) -> None:
+    """The same list as `memex discover` and the welcome: one line per export, its icon."""
+    from first_run_home import build_home
+
+    from desktop.survey import survey_folder
+
+    home = build_home(tmp_path / "home")
+    config = tmp_path / "config.toml"
+    config.write_text(f'roots = ["{home}", "{tmp_path / "gone"}"]\n')
+    settings = load_settings(config, env={})
+    asked: list[Path] = []
+
+    def discover(folder: Path, on_done: Any) -> None:  # the read pool's answer, at once
+        asked.append(folder)
+        on_done(survey_folder(settings, folder))
+
+    dialog = SettingsDialog(settings, discover=discover)
+    qtbot.addWidget(dialog)
+    lines = [dialog.exports.item(i).text() for i in range(dialog.exports.count())]
+    assert asked == [home, tmp_path / "gone"]
+    assert any("Slack export" in line and "day file(s)" in line for line in lines)
+    assert any(line.endswith(": WhatsApp") for line in lines)
+    assert "cannot look in" in dialog.exports_note.text()  # the folder that is gone
