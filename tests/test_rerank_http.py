@@ -103,7 +103,7 @@ def refused_url() -> str:
 def test_off_is_the_keyword_order_and_makes_no_backend(lake: Settings) -> None:
     searcher = Searcher(lake)
     try:
-        assert not hasattr(searcher, "_reranker")  # constructing a Searcher makes no stage
+        assert searcher._reranker is None  # constructing a Searcher makes no stage
         response = searcher.search(QUERY, 10, explain=True)
         assert searcher._reranker.backend is None
     finally:

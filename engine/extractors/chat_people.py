@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from engine.extractors.chunking import LineFinder
 from engine.records import Mention
 
 
@@ -47,3 +48,13 @@ def sender_mentions(senders: Iterable[Sender], org: str = "") -> list[Mention]:
             last=max(seen.last or sender.when, sender.when),
         )
     return list(found.values())
+
+
+class ChatReader:
+    """One chat export being read: its conversation's name, where its messages' lines are,
+    and the senders met so far; a reader adds its `message(number, raw)`."""
+
+    def __init__(self, text: str, conversation: str) -> None:
+        self.lines = LineFinder(text)
+        self.conversation = conversation
+        self.senders: list[Sender] = []

@@ -15,9 +15,8 @@ from pathlib import PurePath
 from typing import Any
 
 from engine.extractors import ExtractError, Extraction
-from engine.extractors.chat_people import Sender, sender_mentions
+from engine.extractors.chat_people import ChatReader, Sender, sender_mentions
 from engine.extractors.chunking import (
-    LineFinder,
     Message,
     chat_drafts,
     decode,
@@ -60,13 +59,8 @@ def _conversation(data: dict[str, Any]) -> str:
     return f"#{name}" if name else str(guild.get("name") or "")
 
 
-class _Reader:
-    """One export: its conversation name, line finder and the senders met."""
-
-    def __init__(self, text: str, conversation: str) -> None:
-        self.lines = LineFinder(text)
-        self.conversation = conversation
-        self.senders: list[Sender] = []
+class _Reader(ChatReader):
+    """One export being read (`ChatReader`): each message, and who sent it."""
 
     def message(self, number: int, raw: Any) -> Message | None:
         if not isinstance(raw, dict):

@@ -17,9 +17,8 @@ from pathlib import PurePath
 from typing import Any
 
 from engine.extractors import NO_SIBLINGS, ExtractError, Extraction, Siblings
-from engine.extractors.chat_people import Sender, sender_mentions
+from engine.extractors.chat_people import ChatReader, Sender, sender_mentions
 from engine.extractors.chunking import (
-    LineFinder,
     Message,
     chat_drafts,
     decode,
@@ -63,11 +62,8 @@ def group_name(siblings: Siblings) -> str:
     return str(info.get("name") or "").strip() or ", ".join(str(m) for m in members if m)
 
 
-class _Reader:
-    def __init__(self, text: str, conversation: str) -> None:
-        self.lines = LineFinder(text)
-        self.conversation = conversation
-        self.senders: list[Sender] = []
+class _Reader(ChatReader):
+    """One export being read (`ChatReader`): each message, and who sent it."""
 
     def message(self, number: int, raw: Any) -> Message | None:
         if not isinstance(raw, dict):

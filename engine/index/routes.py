@@ -455,9 +455,18 @@ def discover(settings: Settings) -> Iterator[Found]:
     yield from scan(settings).found
 
 
-def classify(path: Path, settings: Settings) -> Found | None:
-    """The type of one path (for the watcher), by route or content, or None."""
-    routes = route_matcher(effective_routes(settings))
+@dataclass(frozen=True)
+class Located:
+    """One path as a walk of the roots would see it: where, under which root, and how."""
+
+    path: Path
+    root: Path
+    relative: str  # root-relative, POSIX
+
+
+def locate(path: Path, settings: Settings, sniffer: Sniffer) -> Located | None:
+    """The path under the first root holding it, unless that root's walk would never
+    reach it (an excluded folder on the way); None outside every root."""
     # The folder is resolved, not the file: a symlinked file is indexed where the link is,
     # as the walk of the roots sees it.
     located = path.parent.resolve() / path.name if path.parent.exists() else path.absolute()
@@ -466,36 +475,39 @@ def classify(path: Path, settings: Settings) -> Found | None:
             relative = located.relative_to(root).as_posix()
         except ValueError:
             continue
-        sniffer = Sniffer(settings)
         if _in_excluded_folder(root, relative, sniffer):
             return None
-        return _found(located, root, relative, routes(relative), sniffer)
+        return Located(located, root, relative)
     return None
+
+
+def classify(path: Path, settings: Settings) -> Found | None:
+    """The type of one path (for the watcher), by route or content, or None."""
+    sniffer = Sniffer(settings)
+    where = locate(path, settings, sniffer)
+    if where is None:
+        return None
+    routes = route_matcher(effective_routes(settings))
+    return _found(where.path, where.root, where.relative, routes(where.relative), sniffer)
 
 
 def scan_archive(path: Path, settings: Settings) -> Discovery:
     """The members of one archive under a root (for the watcher and `index_paths`), as a
     walk of the roots finds them; what it refused in `problems`."""
+    sniffer = Sniffer(settings)
+    where = locate(path, settings, sniffer)
+    if where is None:
+        return Discovery(())
     routes = route_matcher(effective_routes(settings))
-    located = path.parent.resolve() / path.name if path.parent.exists() else path.absolute()
-    for root in settings.roots:
-        try:
-            relative = located.relative_to(root).as_posix()
-        except ValueError:
-            continue
-        sniffer = Sniffer(settings)
-        if _in_excluded_folder(root, relative, sniffer):
-            break
-        try:
-            found = tuple(archive_members(located, root, relative, routes, sniffer))
-        finally:
-            sniffer.siblings.archives.close()
-        return Discovery(
-            found,
-            problems=tuple(sniffer.problems),
-            unreadable_archives=tuple(sniffer.unreadable_archives),
-        )
-    return Discovery(())
+    try:
+        found = tuple(archive_members(where.path, where.root, where.relative, routes, sniffer))
+    finally:
+        sniffer.siblings.archives.close()
+    return Discovery(
+        found,
+        problems=tuple(sniffer.problems),
+        unreadable_archives=tuple(sniffer.unreadable_archives),
+    )
 
 
 def _in_excluded_folder(root: Path, relative: str, sniffer: Sniffer) -> bool:
