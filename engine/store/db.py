@@ -177,7 +177,7 @@ def _open(
         else:
             conn.set_busy_handler(BusyWait(BUSY_TIMEOUT_MS, on_busy))
         for pragma in database.connection_pragmas(readonly):
-            conn.execute(pragma)
+            _setup(conn, pragma)
         conn.register_fts5_function(fts.HELD_FUNCTION, terms_held)
         conn.register_fts5_function(fts.FREQUENCY_FUNCTION, phrase_frequency)
     except DAMAGE as exc:
@@ -185,6 +185,21 @@ def _open(
     except apsw.Error as exc:
         raise IndexError_(f"cannot open the index {path}: {exc}") from None
     return conn
+
+
+def _setup(conn: apsw.Connection, pragma: str) -> None:
+    """One connection pragma. Switching a new file to WAL needs it to itself, and SQLite
+    does not wait for that with the busy handler: a reader opening the file at that moment
+    (a warm search at `memex watch`'s start) is waited out here, up to the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute(pragma).fetchall()
+            return
+        except apsw.BusyError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
 
 
 def terms_held(api: apsw.FTS5ExtensionApi, *_: object) -> int:
