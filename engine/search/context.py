@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.people import PeopleMatcher
-from engine.search.hits import Hit
+from engine.search.hits import ChunkRow, Hit
 from engine.search.present.response import StageTiming
 from engine.search.query.dates import DateRange
 from engine.search.query.filters import Filters
@@ -96,6 +96,9 @@ class SearchContext:
     retrieved: Retrieved = field(default_factory=lambda: Retrieved({}, "hybrid"))
     warnings: list[str] = field(default_factory=list)
     timings: list[StageTiming] = field(default_factory=list)
+    # seq -> row, read once per search: the keyword hits' while the query is still being
+    # embedded (engine/search/present/dress.py, `RowReader`), the rest by `Locate`
+    rows: dict[int, ChunkRow] = field(default_factory=dict)
 
     @property
     def cfg(self) -> SearchSettings:

@@ -16,7 +16,7 @@ from engine.embedders import Embedder, EmbedderPool
 from engine.people import PeopleMatcher, load_people
 from engine.records import Person, SearchResult
 from engine.search.context import Reranking, SearchContext, Stage
-from engine.search.hits import Hit
+from engine.search.hits import ChunkRow, Hit
 from engine.search.order import STAGES
 from engine.search.present import dress
 from engine.search.present.response import (
@@ -190,6 +190,7 @@ class Searcher:
         warnings += suggest.filter_warnings(
             self.conn, self.matcher, asked.source_types, asked.people
         )
+        rows: dict[int, ChunkRow] = {}
         return SearchContext(
             query=asked.query,
             inputs=asked,
@@ -203,11 +204,12 @@ class Searcher:
             prefix=prefix,
             dated=dated,
             floored=floored,
-            retrievers=self,
+            retrievers=dress.RowReader(self, self.conn, rows),
             reranker=self._reranking(),
             embedding=embedding,
             explain=explain,
             warnings=warnings,
+            rows=rows,
         )
 
     def _walk(self, ctx: SearchContext) -> list[Hit]:

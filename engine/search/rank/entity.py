@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import replace
 
 from engine.people import PeopleMatcher
 from engine.records import Person
@@ -75,7 +74,7 @@ def entity_first(candidates: Sequence[Hit], profile: Hit, mentioned: Collection[
     about = [c.noted(names_person=True) for c in rest if c.seq in mentioned]
     others = [c for c in rest if c.seq not in mentioned]
     best = max((c.score for c in rest), default=1.0)
-    pinned = replace(profile, score=max(best, profile.score)).noted(entity_first="pinned")
+    pinned = profile.evolve(score=max(best, profile.score)).noted(entity_first="pinned")
     return [pinned, *about, *others]
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import apsw
 import numpy as np
@@ -62,7 +62,7 @@ class Evidence:
     def noted(self, hit: Hit, cut: CosineCut) -> Hit:
         """The hit with its evidence as signals and the query's cut as notes."""
         signals = {"keyword_share": round(self.keyword, 3), "cosine": round(self.cosine, 4)}
-        noted = replace(hit, signals={**hit.signals, **signals})
+        noted = hit.evolve(signals={**hit.signals, **signals})
         return noted.noted(cosine_cut=round(cut.cut, 4), cosine_rule=cut.rule)
 
 

@@ -20,7 +20,6 @@ the ranking inputs (its seq, its ranks) and says how many sections it stands for
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import replace
 
 from engine.search.context import SearchContext
 from engine.search.hits import Hit
@@ -50,7 +49,7 @@ def group_sections(candidates: Sequence[Hit], types: Collection[str], lift: floa
     for file, (position, c) in best.items():
         n = counts[file]
         if n > 1:
-            c = replace(c.scaled("section_lift", section_lift(n - 1, lift)), sections=n)
+            c = c.scaled("section_lift", section_lift(n - 1, lift)).evolve(sections=n)
             c = c.noted(sections=n)
         out.append((position, c))
     out.sort(key=lambda pc: (-pc[1].score, pc[0]))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -104,7 +103,7 @@ def inject_entity(
         return out
     shown = out[:head] if head else out
     median = statistics.median([c.score for c in shown]) if shown else 1.0
-    injected = replace(profile, score=median).noted(injected="median score")
+    injected = profile.evolve(score=median).noted(injected="median score")
     position = next((i for i, c in enumerate(out) if c.score < median), len(out))
     out.insert(position, injected)
     return out
