@@ -13,7 +13,7 @@ from engine.records import Person, SearchResult
 from engine.search.context import Retrievers, SearchContext
 from engine.search.hits import PROFILE_PREFIX, ChunkRow, Hit
 from engine.search.present.highlight import Highlighter
-from engine.search.present.snippets import make_snippet
+from engine.search.present.snippets import has_marks, make_snippet
 from engine.search.query.filters import Filters
 from engine.search.retrieve import part_vectors
 from engine.search.retrieve.keyword_share import Keywords
@@ -132,7 +132,9 @@ def results(
     rows = {h.row.seq: h.row for h in hits if h.row is not None}
     texts = {seq: row.content for seq, row in rows.items()}
     marked = how.highlighter.marked(texts, how.highlighter.phrases(terms)) if terms else {}
-    focus = {} if qvec is None else part_vectors.best_spans(conn, list(rows), qvec, texts)
+    # The part nearest the query places a snippet only where no term is marked.
+    unmarked = [seq for seq in rows if not has_marks(marked.get(seq))]
+    focus = {} if qvec is None else part_vectors.best_spans(conn, unmarked, qvec, texts)
     out = []
     for h in hits:
         if h.row is None:

@@ -9,6 +9,11 @@ _MARKED = re.compile(f"{START}(.*?){END}", re.DOTALL)
 _EMPTY = re.compile(f"{START}(\\s*){END}")
 
 
+def has_marks(highlighted: str | None) -> bool:
+    """Whether a marked text marks anything but spaces (else a snippet starts at its focus)."""
+    return bool(highlighted) and START in _EMPTY.sub(r"\1", highlighted or "")
+
+
 def make_snippet(
     content: str, highlighted: str | None, width: int, focus: tuple[int, int] | None = None
 ) -> tuple[str, tuple[str, ...]]:
