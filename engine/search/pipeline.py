@@ -249,7 +249,7 @@ class Searcher:
             return chips, chips.empty
         # No floor on the query's own days, as for a date chip: the date is evidence the
         # floor cannot weigh ("what did I do yesterday" holds no keyword and is near no
-        # chunk, yet asks for every hit of that day: docs/benchmarks.md, "Dates in queries").
+        # chunk, yet asks for every hit of that day).
         narrowed = replace(chips, since=dated.since.isoformat(), until=dated.until.isoformat())
         return narrowed, False
 

@@ -1,8 +1,7 @@
 """The query's terms marked in a chunk's text as FTS5's highlight() marks them, without FTS5.
 
 `highlight(chunks_fts, 0, …) … WHERE chunks_fts MATCH ? AND rowid IN (…)` seeks every OR-ed
-term's doclist for each result, a sizeable share of a warm search (figures:
-docs/benchmarks.md, "Speed at 100k and 1M"). The same marks come from
+term's doclist for each result, a sizeable share of a warm search. The same marks come from
 tokenizing the ten texts with the index's own tokenizer (through apsw, with byte offsets)
 and following fts5_aux.c's rules:
 

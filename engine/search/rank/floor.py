@@ -11,9 +11,8 @@ on one common word of five counts as a match. The floor asks of each hit on the 
   this query (`cosine_cut`).
 
 A hit passes with either at or above its threshold (`search.floor_keyword`, and the
-query's cosine cut; calibrated on the dev data: docs/benchmarks.md, "Parts and the relevance
-floor" and "Meaning-only queries and the query-relative relevance floor";
-bench/floor_sweep.py replays a grid of cuts).
+query's cosine cut; calibrated on the dev data by bench/floor_sweep.py, which replays a
+grid of cuts; the no-answer and meaning-only sets of docs/benchmarks.md measure both arms).
 
 The cosine cut is `search.floor_cosine` for every query, lowered for one whose nearest
 chunk stands out from the rest of its vector candidates: MiniLM's cosines for a true

@@ -2,7 +2,7 @@
 
 Such a product is memory-bound: a second BLAS thread buys little, and when another process
 holds a core, OpenBLAS's threads spin-wait for it, which makes a scan several times slower
-than on one thread (figures: docs/benchmarks.md, "Vector side at scale"). threadpoolctl's
+than on one thread (bench/vector_scale.py measures both). threadpoolctl's
 `threadpool_limits` context manager finds the loaded libraries and reads their state on
 every entry (bench/blas_limit.py measures what that costs per call); `OneBlasThread` finds
 them once and then only sets and restores the thread count, which the results do not

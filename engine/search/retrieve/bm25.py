@@ -79,7 +79,7 @@ def _at_least_kth(scores: Scores, k: int) -> npt.NDArray[np.int64]:
     the k-th best of every `FLOOR_STRIDE`-th row, which no k-th best of all rows is below.
     At 1M rows a third of them match a query of chat words: listing every matching row
     costs more than this cut, and a partition of every row more still (the zeros tie;
-    figures: docs/benchmarks.md, "Speed at 100k and 1M")."""
+    bench/scan_options.py measures both)."""
     sample = scores[::FLOOR_STRIDE]
     if 0 < k < sample.shape[0]:
         floor = float(np.partition(sample, sample.shape[0] - k)[sample.shape[0] - k])

@@ -6,8 +6,8 @@ of what goes wrong on the keyword side. The coverage list re-orders the keyword 
 IDF-weighted share of the query's distinct terms each holds (ties keep BM25's order) and
 joins the fusion as one more vote (`search.coverage_weight`), scaled by the share
 (engine/search/retrieve/retrieval.py). Without it (and the vector list at 1 again) hybrid MRR@10
-falls on LoCoMo and QMSum and on the personal benchmark (docs/benchmarks.md, "Pipeline:
-what was removed and why"). The same shares are the floor's keyword evidence
+falls on LoCoMo and QMSum and on the personal benchmark (docs/benchmarks.md, the
+ablation rows of `bench.quality` and `bench.personal`). The same shares are the floor's keyword evidence
 (engine/search/rank/floor.py). The terms a BM25 hit holds come back with the BM25 query itself
 (`fts.bm25_sql`'s third column); only hits from elsewhere are looked up row by row.
 """

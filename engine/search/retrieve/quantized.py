@@ -15,20 +15,21 @@ matrix), over rows that are L2-normalised part vectors, a chunk's parts consecut
   included) are scored exactly in float32; the `RESCORED_CHUNKS` × k chunks whose best
   candidate part is nearest are then scored on every part, so a returned chunk's score is
   its true best-part cosine. Scoring only the candidate parts first, not every part of
-  every candidate's chunk, made 320 × k at 1M parts 17.8 ms instead of 43.1 ms, for the
-  same recall (docs/benchmarks.md, "Speed at 100k and 1M"). Subtracting the mean
+  every candidate's chunk, gives the same recall for a fraction of the work at 1M parts.
+  Subtracting the mean
   does not change the order of q·x (q·μ is the same for every x) but spreads the bits:
   MiniLM's vectors share a mean component, and uncentred signs of such dimensions say little.
   The cut (the distance within which about `rescore` parts lie) is read off a sample of
   the distances, and from `SPLIT_PARTS` parts on a helper thread (the Compute's)
   computes half of them.
 - `auto` (the default): `binary` from `AUTO_BINARY_PARTS` parts on, `exact` below, where
-  the float scan stays under ~7 ms on one thread (0.11 ms per 1,000 parts here: 20 ms for
-  the 100k layer's 180k parts) and every hit is the exact one (docs/benchmarks.md, "Speed
-  at 100k and 1M").
+  the float scan on one thread costs little and every hit is the exact one.
 - `int8`: each part vector scaled by one global factor into int8 (384 bytes a part), scored
   in blocks cast to float32; the same re-score. numpy has no int8 product kernel, so this
-  saves memory traffic but not time (docs/benchmarks.md, "Vector side at scale").
+  saves memory traffic but not time.
+
+What each of these costs and saves at 10k, 100k and 1M chunks: `bench/scan_options.py` and
+`bench/vector_scale.py`, reported in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ FloatArray = npt.NDArray[np.float32]
 IndexArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 SCANS = ("auto", "exact", "binary", "int8")
-AUTO_BINARY_PARTS = 60_000  # `auto`: binary from here on; below, exact (≤ ~7 ms, every hit)
+AUTO_BINARY_PARTS = 60_000  # `auto`: binary from here on; below, exact (every hit)
 INT8_BLOCK = 1024  # rows cast to float32 at a time: 1.5 MB, inside the L2 cache
 # Chunks scored on every part, per chunk asked for: the best by their candidate parts.
 RESCORED_CHUNKS = 2
@@ -96,8 +97,7 @@ class BinaryCodes:
     ) -> npt.NDArray[np.uint16]:
         """Hamming distance of every part's bits to the query's (its own signs: q·(x − μ)
         orders the parts as q·x does). From `SPLIT_PARTS` parts on, `helper` (a thread)
-        takes the second half (numpy lets go of the GIL in each pass): 1.9M parts in 9.2 ms
-        instead of 13.5 on an idle second core (docs/benchmarks.md, "Speed at 100k and 1M")."""
+        takes the second half (numpy lets go of the GIL in each pass)."""
         bits = self._pack(query.reshape(1, -1), np.zeros_like(query))[:, 0]
         rows = self.words.shape[1]
         out = np.empty(rows, dtype=np.uint16)
@@ -114,8 +114,7 @@ class BinaryCodes:
     def _fill(
         self, bits: npt.NDArray[np.uint64], out: npt.NDArray[np.uint16], start: int, end: int
     ) -> None:
-        """`out[start:end]`: in blocks that stay in the cache, into buffers made once
-        (10.0 ms instead of 13.9 ms for whole-column passes at 1.9M parts)."""
+        """`out[start:end]`: in blocks that stay in the cache, into buffers made once."""
         size = min(end - start, SCAN_BLOCK)
         xor, count = np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint8)
         for first in range(start, end, SCAN_BLOCK):
@@ -181,8 +180,8 @@ def rescore_depth(rescore: int, k: int, rows: int) -> int:
     """The parts a quantized scan re-scores for k chunks: `rescore` × k at `RESCORE_AT`
     parts, in proportion to the square root of the parts (never below a quarter of that).
     A fixed depth loses recall as the matrix grows (160 × k: recall@10 0.99 at 180k real
-    parts, 0.95 at 1.9M); one in proportion to the parts costs linear time; the root kept
-    recall@10 at 0.97 or more at both (docs/benchmarks.md, "Speed at 100k and 1M")."""
+    parts, 0.95 at 1.9M); one in proportion to the parts costs linear time; the root keeps
+    recall@10 at 0.97 or more at both (bench/vector_scale.py)."""
     scale = max(MIN_DEPTH_SCALE, math.sqrt(rows / RESCORE_AT))
     return max(1, int(rescore * k * scale))
 
@@ -206,7 +205,7 @@ def build_codes(scan: str, matrix: FloatArray) -> Codes | None:
 class Layout:
     """Where each chunk's parts lie in the matrix, worked out once per matrix state (the
     cache keeps it): `starts` (each chunk's first row), `ends` (the row after its last) and
-    `owners` (each row's chunk). Rebuilt per query, this was ~2 ms at 1.9M parts."""
+    `owners` (each row's chunk), not per query."""
 
     def __init__(self, starts: IndexArray, rows: int) -> None:
         self.starts = np.asarray(starts, dtype=np.int64)
