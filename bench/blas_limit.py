@@ -14,7 +14,6 @@ Prints a table; writes bench/out/blas_limit.json.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -23,7 +22,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
-from bench.common import OUT, machine, percentiles
+from bench.common import OUT, busy_core, machine, percentiles, write_record
 from engine.search.retrieve.blas import OneBlasThread
 
 Factory = Callable[[], AbstractContextManager[Any]]
@@ -74,8 +73,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--busy", action="store_true", help="keep one core busy while timing")
     args = p.parse_args(argv)
-    from bench.vector_scale import busy_core
-
     before = machine()
     with busy_core() if args.busy else nullcontext():
         result = run(args.rows, args.calls)
@@ -88,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
             f"| {product['p50']:.1f} / {product['p95']:.1f} |"
         )
     suffix = "-busy" if args.busy else ""
-    report = {"machine_before": before, "machine_after": machine(), "args": vars(args), **result}
-    (OUT / f"blas_limit{suffix}.json").write_text(json.dumps(report, indent=2))
+    figures = {"rows": args.rows, "calls": args.calls, "busy": args.busy, "limiters": result}
+    write_record(OUT / f"blas_limit{suffix}.json", before, figures)
     return 0
 
 

@@ -6,7 +6,7 @@ Builds a realistic data layer (bench.perf_data), indexes it, then churns it for 
 each round overwrites 30 % of the files with other content (every chunk of them changes and
 is re-embedded) and deletes 20 % of the rest, reindexing after each round. Then it reports
 the index size, the dead vec0 slots and the free pages, runs `memex maintenance` and reports
-the size after, the bytes reclaimed and each stage's time.
+the size after, the bytes reclaimed and each stage's time. Writes bench/out/churn.json.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import bench_settings, machine
+from bench.common import bench_settings, machine, write_figures
 from bench.perf_data import LayerWriter
 from engine.index.maintenance import dead_slots, maintain
 from engine.index.runs import reindex
@@ -84,7 +84,6 @@ def run(chunks: int, rounds: int, embedder: str, work: Path) -> dict[str, Any]:
     started = time.perf_counter()
     first = reindex(settings=settings)
     result: dict[str, Any] = {
-        "machine": machine(),
         "embedder": embedder,
         "initial": {
             "chunks": first.chunks,
@@ -125,9 +124,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--embedder", default="local")
     args = parser.parse_args()
+    before = machine()
     with tempfile.TemporaryDirectory(prefix="memex-churn-") as work:
         result = run(args.chunks, args.rounds, args.embedder, Path(work))
     print(json.dumps(result, indent=2))
+    write_figures("churn", before, result)
 
 
 if __name__ == "__main__":

@@ -159,10 +159,23 @@ def machine() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "memory_gb": round(memory_gb, 1),
         "cpu": _cpu_model(),
+        "cpu_flags": _vector_flags(),
         "python": platform.python_version(),
         "load_avg_1m": round(os.getloadavg()[0], 2),
         "platform": platform.platform(),
     }
+
+
+def _vector_flags() -> list[str]:
+    """The SIMD flags that decide how fast the model and the scans run (avx2, avx512*, …)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                flags = line.split(":", 1)[1].split()
+                return sorted(f for f in flags if f.startswith(("avx", "fma", "amx")))
+    except OSError:
+        pass
+    return []
 
 
 def _cpu_model() -> str:
@@ -200,13 +213,55 @@ def add_quiet_load(parser: Any) -> None:
     )
 
 
-def write_figures(name: str, before: dict[str, Any], figures: dict[str, Any]) -> None:
-    """Print the load before and now, and write bench/out/<name>.json with both machines."""
-    after = machine()
-    print(f"\nload average {before['load_avg_1m']} → {after['load_avg_1m']}")
-    (OUT / f"{name}.json").write_text(
-        json.dumps({"machine_before": before, "machine_after": after, **figures}, indent=2)
+def run_record(before: dict[str, Any]) -> dict[str, Any]:
+    """How a result came about, for the report (bench/report): the command as typed, the
+    date, the commit, and the machine with its load before and after the measurement."""
+    module = sys.modules["__main__"].__spec__
+    name = module.name if module else Path(sys.argv[0]).stem
+    return {
+        "command": " ".join([".venv/bin/python -m", name.removesuffix(".__main__"), *sys.argv[1:]]),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "commit": _commit(),
+        "machine_before": before,
+        "machine_after": machine(),
+    }
+
+
+def _commit() -> str:
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{head}+changes" if dirty else head
+
+
+def write_record(path: Path, before: dict[str, Any], figures: dict[str, Any]) -> Path:
+    """Write a result file: {"run": run_record(before), **figures}; print the load."""
+    record = {"run": run_record(before), **figures}
+    run = record["run"]
+    print(
+        f"\nload average {before['load_avg_1m']} → {run['machine_after']['load_avg_1m']}; "
+        f"JSON in {path}"
     )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def write_figures(name: str, before: dict[str, Any], figures: dict[str, Any]) -> None:
+    """Write bench/out/<name>.json (see write_record)."""
+    write_record(OUT / f"{name}.json", before, figures)
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import sys
 import time
 from collections import Counter
@@ -37,6 +36,7 @@ from bench.common import (
     evaluate,
     machine,
     markdown_table,
+    write_record,
 )
 from engine.embedders import create_embedder
 from engine.search import Searcher
@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     if not quality.has_data(args.data):
         print(f"skipped: no evaluation data at {args.data} (expects locomo/ and qmsum/val.jsonl)")
         return 0
-    started, load_before = time.perf_counter(), os.getloadavg()
+    started, before = time.perf_counter(), machine()
     target, layer = load_index(args.data, args.index)
     settings = quality.base_settings(target, layer)
     mapping, chunks = quality.resolve_evidence(settings, layer)
@@ -372,15 +372,20 @@ def main(argv: list[str] | None = None) -> int:
     print("## The whole grid\n\n" + report(record["analysis"]))
     print("\n## Fusion constants only (recency and floor as shipped)\n")
     print(report(record["analysis_fusion_only"]))
-    seconds, load_after = time.perf_counter() - started, os.getloadavg()
-    meta = {"machine": machine(), "index": str(target), "chunks": chunks, "now": settings.now}
+    seconds = time.perf_counter() - started
+    meta = {"index": Path(target).name, "chunks": chunks, "now": settings.now}
     runs = {"query_embeddings": len(embedder._cache), "seconds": round(seconds, 1)}
-    loads = {"load_before": load_before, "load_after": load_after}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({**meta, **runs, **loads, **record}, indent=2))
+    # Every question's scores per combination, for later analyses: beside the result file,
+    # as JSON lines (not kept in git: megabytes).
+    scores = args.json.with_name(args.json.stem + "-questions.jsonl")
+    scores.parent.mkdir(parents=True, exist_ok=True)
+    with scores.open("w", encoding="utf-8") as out:
+        for qid, row in record.pop("per_question").items():
+            out.write(json.dumps({"qid": qid, "scores": row}) + "\n")
+    write_record(args.json, before, {**meta, **runs, **record})
     print(
         f"\n{len(questions)} questions × {len(combos)} combinations; {len(embedder._cache)} query "
-        f"embeddings computed; load {load_before[0]:.2f} → {load_after[0]:.2f}; "
+        f"embeddings computed; "
         f"{seconds:.0f} s; JSON in {args.json}"
     )
     return 0

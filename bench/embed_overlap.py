@@ -14,14 +14,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from bench import perf, perf_index
-from bench.common import OUT, bench_settings, busy_core, machine, percentiles
+from bench.common import OUT, bench_settings, busy_core, machine, percentiles, write_record
 from bench.perf_data import NOW
 from engine.embedders import create_embedder
 from engine.search import Searcher
@@ -67,8 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{chunks} chunks, embedded {name}: p50 {p50['p50']:.1f} / p95 {p50['p95']:.1f} ms"
             )
     out = OUT / f"embed_overlap{'-busy' if args.busy else ''}.json"
-    out.write_text(json.dumps({"machine": before, "after": machine(), **result}, indent=1))
-    print(f"load average {before['load_avg_1m']} → {machine()['load_avg_1m']}; JSON in {out}")
+    write_record(out, before, {"chunks": result})
     return 0
 
 

@@ -1,6 +1,6 @@
 """Embedding throughput (texts/s) per embedder, on real chat text (chitchat-dataset).
 
-    .venv/bin/python -m bench.embedders [--short 2000] [--chunks 300] [--json FILE]
+    .venv/bin/python -m bench.embedders [--short 2000] [--chunks 300] [--json FILE]   # default bench/out/embedders.json
 
 Workloads: short chat messages (one message each) and ~130-token chunks (windows of ten
 consecutive "Name: text" lines, as the indexer makes them). Embedders: the local ONNX model,
@@ -13,7 +13,6 @@ Each figure is the best of `--repeat` runs after one warm-up batch.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -21,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.common import REPO, bench_settings, machine, markdown_table
+from bench.common import OUT, REPO, bench_settings, machine, markdown_table, write_record
 from engine.embedders import Embedder, EmbedderError, create_embedder
 
 sys.path.insert(0, str(REPO))
@@ -98,7 +97,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--short", type=int, default=2000)
     p.add_argument("--chunks", type=int, default=300)
     p.add_argument("--repeat", type=int, default=2)
-    p.add_argument("--json", type=Path)
+    p.add_argument("--json", type=Path, default=OUT / "embedders.json")
     return p
 
 
@@ -142,24 +141,18 @@ def measure_all(
     return rows, results
 
 
-def write_json(path: Path, tokens: dict[str, float], results: list[dict[str, Any]]) -> None:
-    path.write_text(
-        json.dumps(
-            {
-                "machine": machine(),
-                "load": os.getloadavg(),
-                "tokens": tokens,
-                "results": results,
-            },
-            indent=2,
-        )
-    )
+def write_json(
+    path: Path, before: dict[str, Any], tokens: dict[str, float], results: list[dict[str, Any]]
+) -> None:
+    """Each workload's mean tokens and each embedder's load time and throughputs."""
+    write_record(path, before, {"tokens": tokens, "results": results})
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     work = workloads(args.short, args.chunks)
     tokens = {name: round(mean_tokens(texts), 1) for name, texts in work.items()}
+    before = machine()
     rows, results = measure_all(work, args.repeat)
     headers = [
         "embedder",
@@ -169,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     print(markdown_table(headers, rows))
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     if args.json:
-        write_json(args.json, tokens, results)
+        write_json(args.json, before, tokens, results)
     return 0
 
 

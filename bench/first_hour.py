@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import perf_data
-from bench.common import OUT, bench_settings, digest, machine, wait_for_quiet
+from bench.common import OUT, bench_settings, digest, machine, wait_for_quiet, write_figures
 from engine.index.indexer import NullReporter
 from engine.index.runs import open_writer, prepare_embedder, run_index
 from engine.search import Searcher
@@ -149,22 +148,22 @@ def main(argv: list[str] | None = None) -> int:
         child(args.child, args.keyword_only, not args.no_raw)
         return 0
     target = layer(args.chunks)
-    load = wait_for_quiet(args.quiet_load) if args.quiet_load else os.getloadavg()[0]
+    if args.quiet_load:
+        wait_for_quiet(args.quiet_load)
+    before = machine()
     command = [sys.executable, "-m", "bench.first_hour", "--child", str(target)]
     command += ["--keyword-only"] if args.keyword_only else []
     command += ["--no-raw"] if args.no_raw else []
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    figures = {**json.loads(out.splitlines()[-1]), "load_before": round(load, 2),
-               "load_after": round(os.getloadavg()[0], 2), "machine": machine()}  # fmt: skip
+    figures = {"chunks_asked": args.chunks, **json.loads(out.splitlines()[-1])}
     if "raw_model" in figures and figures["vector_phase_s"]:
         figures["vector_chunks_per_s"] = round(figures["embedded"] / figures["vector_phase_s"], 1)
         figures["vector_tokens_per_s"] = round(figures["tokens"] / figures["vector_phase_s"])
         figures["raw_over_vector_phase"] = round(
             figures["raw_model"]["chunks_per_s"] / figures["vector_chunks_per_s"], 2)  # fmt: skip
     suffix = "-keyword" if args.keyword_only else ("-noraw" if args.no_raw else "")
-    path = OUT / f"first_hour-{args.chunks}{suffix}.json"
-    path.write_text(json.dumps(figures, indent=2))
     print(json.dumps(figures, indent=2))
+    write_figures(f"first_hour-{args.chunks}{suffix}", before, figures)
     return 0
 
 

@@ -9,7 +9,8 @@ after each save a warm searcher (the same `Searcher.search` that `memex --search
 hybrid mode, the local model) polls every 20 ms until the word is found. Each save is also
 confirmed once with a cold `memex --search … --json` process, whose own start-up time is
 reported apart. The figures include the watcher's debounce (the quiet period a file must
-keep before it is indexed), which is the main term.
+keep before it is indexed), which is the main term. Writes
+bench/out/freshness-debounce-<debounce>.json (e.g. freshness-debounce-2.json).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import REPO, bench_settings, machine
+from bench.common import REPO, bench_settings, machine, write_figures
 from bench.perf_data import LayerWriter
 from engine.index.runs import reindex
 from engine.search import Searcher
@@ -166,7 +167,6 @@ def run(chunks: int, saves: int, debounce: float, work: Path) -> dict[str, Any]:
     times = [float(r["seconds"]) for r in rows]
     cold = [float(r["cold_cli_seconds"]) for r in rows]
     return {
-        "machine": machine(),
         "chunks": stats.chunks,
         "initial_index_seconds": round(index_seconds, 1),
         "debounce": debounce,
@@ -184,9 +184,11 @@ def main() -> None:
     parser.add_argument("--saves", type=int, default=12)
     parser.add_argument("--debounce", type=float, default=2.0)
     args = parser.parse_args()
+    before = machine()
     with tempfile.TemporaryDirectory(prefix="memex-fresh-") as work:
         result = run(args.chunks, args.saves, args.debounce, Path(work))
     print(json.dumps(result, indent=2))
+    write_figures(f"freshness-debounce-{args.debounce:g}", before, result)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import OUT, REPO, bench_settings, machine
+from bench.common import OUT, REPO, bench_settings, machine, write_figures
 from engine.index.recognise import known_types, load_verdicts
 from engine.index.routes import scan
 from engine.index.runs import reindex
@@ -154,6 +154,7 @@ def main() -> None:
     built = build_home(home, args.files)
     settings = bench_settings([home], base / "index" / "memex.db")
     config = settings.db_path.parent / "bench-config.toml"
+    before = machine()
     cold = walk(settings, None)
     started = time.perf_counter()
     stats = reindex(settings=settings)
@@ -170,8 +171,6 @@ def main() -> None:
         without.append(cli_reindex(settings, config, 1)["median_s"])
     cli_reindex(settings, config, 1)  # the verdicts stored again
     report = {
-        "machine": machine(),
-        "cpu_flags": sorted(set(_flags())),
         "home": {"files": args.files, **built},
         "first_reindex": {"seconds": round(first, 2), "files": stats.files, "chunks": stats.chunks},
         "cold_walk": cold,
@@ -183,15 +182,7 @@ def main() -> None:
         },
     }
     print(json.dumps(report, indent=2))
-    (OUT / "home_discovery.json").write_text(json.dumps(report, indent=2) + "\n")
-
-
-def _flags() -> list[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return []
-    return [f for f in text.split() if f.startswith("avx")]
+    write_figures("home_discovery", before, report)
 
 
 if __name__ == "__main__":

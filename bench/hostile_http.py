@@ -15,7 +15,6 @@ memory during it (sampled every 5 ms), which the target holds under 100 MB.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import threading
@@ -25,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.common import OUT, REPO, bench_settings, machine, markdown_table
+from bench.common import OUT, REPO, bench_settings, machine, markdown_table, write_record
 from engine.index.runs import reindex
 from engine.search import Searcher
 from engine.settings import Settings
@@ -146,13 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=OUT / "hostile_http.json")
     args = parser.parse_args(argv)
     runs: list[Callable[[Path], list[dict[str, Any]]]] = [rerank_rows, embedder_rows]
+    before = machine()
     with tempfile.TemporaryDirectory() as folder:
         rows = [row for build in runs for row in build(Path(folder))]
     ok = all(r["within_bound_plus_1s"] and r["rss_ok"] and r["results"] for r in rows)
     print(table(rows))
     print(f"\nall within bound + 1 s, RSS growth < {RSS_LIMIT_MB:.0f} MB: {ok}")
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"machine": machine(), "ok": ok, "rows": rows}, indent=2))
+    write_record(args.json, before, {"ok": ok, "rss_limit_mb": RSS_LIMIT_MB, "rows": rows})
     return 0 if ok else 1
 
 

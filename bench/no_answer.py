@@ -22,7 +22,7 @@ from typing import Any
 
 from bench import personal
 from bench import quality as qb
-from bench.common import DEFAULT_DATA, OUT, CachedEmbedder
+from bench.common import DEFAULT_DATA, OUT, CachedEmbedder, machine, write_record
 from engine.embedders import create_embedder
 from engine.search import Searcher
 from engine.settings import Settings
@@ -144,13 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="search.KEY=VALUE")
     p.add_argument("--json", type=Path, default=OUT / "no_answer.json")
     args = p.parse_args(argv)
+    before = machine()
     result = (
         calibrate(args.rebuild)
         if args.calibrate
         else measure(args.rebuild, qb.parse_sets(args.set))
     )
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=1))
+    write_record(args.json, before, result)
     if args.calibrate:
         for row in result["grid"]:
             print(row)

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import OUT, REPO, bench_settings
+from bench.common import REPO, bench_settings, machine, write_figures
 from engine.core import read_people
 from engine.embedders.hashing import HashingEmbedder
 from engine.index.runs import reindex
@@ -167,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matcher", type=int, default=10_000)
     parser.add_argument("--skip-demo", action="store_true")
     args = parser.parse_args(argv)
+    before = machine()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         settings = bench_settings([work], work / "scale" / "memex.db")
@@ -176,10 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         if not args.skip_demo:
             report["demo_without_people_file"] = bench_demo(work)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "people.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     json.dump(report, sys.stdout, indent=2)
     sys.stdout.write("\n")
+    write_figures("people", before, report)
     return 0
 
 

@@ -342,8 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     peer = None if args.no_peers else "peer: embed + Chroma + rank_bm25 + RRF"
     print_report(result, build.chunks, peer)
     out = OUT / f"perf-{args.chunks}{'-busy' if args.busy else ''}.json"
-    write_json(out, before, result)
-    print(f"\nload average {before['load_avg_1m']} → {machine()['load_avg_1m']}; JSON in {out}")
+    write_json(out, before, result, build.chunks, peer)
     return 0
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from bench.common import machine, markdown_table, percentiles
+from bench.common import markdown_table, percentiles, write_record
 
 Samples = dict[str, list[float]]
+FLOOR = "floor: embed + numpy scan + FTS5 + RRF"
 
 
 # -- tables ---------------------------------------------------------------------------------
@@ -103,23 +103,18 @@ def targets_table(figures: dict[str, Any], samples: Samples) -> str:
 def print_report(result: dict[str, Any], chunks: int, peer: str | None) -> None:
     print(f"## {chunks} chunks\n")
     print(process_table(result["figures"]) + "\n")
-    print(latency_table(result["samples"], peer, "floor: embed + numpy scan + FTS5 + RRF"))
+    print(latency_table(result["samples"], peer, FLOOR))
     print("\n" + targets_table(result["figures"], result["samples"]))
 
 
-def write_json(path: Path, before: dict[str, Any], result: dict[str, Any]) -> None:
+def write_json(
+    path: Path, before: dict[str, Any], result: dict[str, Any], chunks: int, peer: str | None
+) -> None:
+    """The run's figures and each path's percentiles, with the names of the floor and peer
+    paths the report divides by (bench.report.speed)."""
     summary = {
         name: {k: round(v, 3) for k, v in percentiles(s).items()}
         for name, s in result["samples"].items()
     }
-    path.write_text(
-        json.dumps(
-            {
-                "machine_before": before,
-                "machine_after": machine(),
-                "figures": result["figures"],
-                "latency_ms": summary,
-            },
-            indent=2,
-        )
-    )
+    figures = {"chunks": chunks, "floor": FLOOR, "peer": peer, "figures": result["figures"]}
+    write_record(path, before, {**figures, "latency_ms": summary})

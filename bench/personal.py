@@ -36,8 +36,10 @@ from bench.common import (
     digest,
     engine_code_files,
     evaluate,
+    machine,
     markdown_table,
     parse_sets,
+    write_record,
 )
 from engine.index.runs import reindex
 from engine.people import slugify
@@ -311,11 +313,13 @@ def main(argv: list[str] | None = None) -> int:
     if not CASES.exists():
         print(f"skipped: {CASES.relative_to(REPO)} does not exist yet")
         return 0
+    before = machine()
     settings = demo_index(args.rebuild).with_values(**parse_sets(args.set))
     summary = benchmark(settings)
     print(report(summary))
     if args.modes:
-        rows = [[m, *benchmark(settings, mode=m)["mean"].values()] for m in ("bm25", "vector")]
+        summary["modes"] = {m: benchmark(settings, mode=m)["mean"] for m in ("bm25", "vector")}
+        rows = [[m, *mean.values()] for m, mean in summary["modes"].items()]
         rows.append(["hybrid", *summary["mean"].values()])
         print(markdown_table(["mode", "nDCG@10", "MRR@10", "cases"], rows))
     if not args.graded_only:
@@ -324,8 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         summary["problems"] += summary["beside"]["meaning"]["problems"]
     for problem in summary["problems"]:
         print(f"problem: {problem}", file=sys.stderr)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(summary, indent=2, ensure_ascii=False))
+    write_record(args.json, before, summary)
     if args.update_baseline and args.set:
         raise SystemExit("--update-baseline records the default settings: drop --set")
     if args.update_baseline:

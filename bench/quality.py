@@ -37,6 +37,7 @@ from bench.common import (
     markdown_table,
     mean,
     parse_sets,
+    write_record,
 )
 from engine.embedders import create_embedder
 from engine.index.runs import reindex
@@ -266,23 +267,21 @@ def write_json(
     mapping: qd.Mapping,
     started: float,
     results: dict[str, Any],
+    before: dict[str, Any],
 ) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps(
-            {
-                "machine": machine(),
-                "now": settings.now,
-                "settings_changed": changed,
-                "chunks": chunks,
-                "questions": counts,
-                "unresolved_questions": len(mapping.unresolved),
-                "evidence_probe_misses": mapping.missing_probe,
-                "seconds": round(time.perf_counter() - started, 1),
-                "results": results,
-            },
-            indent=2,
-        )
+    write_record(
+        path,
+        before,
+        {
+            "now": settings.now,
+            "settings_changed": changed,
+            "chunks": chunks,
+            "questions": counts,
+            "unresolved_questions": len(mapping.unresolved),
+            "evidence_probe_misses": mapping.missing_probe,
+            "seconds": round(time.perf_counter() - started, 1),
+            "results": results,
+        },
     )
 
 
@@ -291,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     if not has_data(args.data):
         print(f"skipped: no evaluation data at {args.data} (expects locomo/ and qmsum/val.jsonl)")
         return 0
-    started = time.perf_counter()
+    started, before = time.perf_counter(), machine()
     target, layer = build(args.data, args.rebuild)
     settings = base_settings(target, layer).with_values(**parse_sets(args.set))
     mapping, chunks = resolve_evidence(settings, layer)
@@ -310,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         mapping=mapping,
         started=started,
         results=results,
+        before=before,
     )
     print(
         f"\n{chunks} chunks; {len(mapping.unresolved)} question(s) without resolvable evidence "

@@ -25,7 +25,7 @@ app and `memex watch` hold them): the first loads and the process's RSS; hybrid,
 bm25 searches and the three filters (`bench.perf.engine_runs`, 200 queries made by
 `bench.perf.make_queries`); recall@10 of the warm vector scan against the exact float scan
 of the same matrix. `--busy` keeps one core busy meanwhile. Writes
-bench/out/scale-<chunks>[-busy].json.
+bench/out/scale-<copies>x[-busy].json (scale-10x.json by default).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from bench.common import (
     machine,
     percentiles,
     wait_for_quiet,
+    write_record,
 )
 from bench.perf_data import NOW
 from engine.embedders import create_embedder
@@ -190,10 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     with busy_core() if args.busy else contextlib.nullcontext():
         result = measure(path, args.queries)
     report(result)
-    chunks = result["figures"]["chunks"]
-    out = OUT / f"scale-{chunks}{'-busy' if args.busy else ''}.json"
-    out.write_text(json.dumps({"machine": before, **result}, indent=1))
-    print(f"\nload average {before['load_avg_1m']} → {machine()['load_avg_1m']}; JSON in {out}")
+    out = OUT / f"scale-{args.copies}x{'-busy' if args.busy else ''}.json"
+    latency = {name: percentiles(values) for name, values in result["samples"].items()}
+    write_record(out, before, {"figures": result["figures"], "latency_ms": latency})
     return 0
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -38,7 +37,15 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import OUT, add_quiet_load, busy_core, machine, percentiles, wait_for_quiet
+from bench.common import (
+    OUT,
+    add_quiet_load,
+    busy_core,
+    machine,
+    percentiles,
+    wait_for_quiet,
+    write_record,
+)
 from engine.search.retrieve import quantized as qz
 from engine.search.retrieve.compute import Compute
 
@@ -277,11 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     results = [run_size(seeds, queries, rows, args.rescore) for rows in args.parts]
     for result in results:
         print_size(result)
-    after = machine()
-    print(f"\nload average {before['load_avg_1m']} → {after['load_avg_1m']}")
-    report = {"machine_before": before, "machine_after": after, "args": vars(args)}
-    report |= {"sigma": SIGMA, "k": K, "query_examples": texts[:6], "sizes": results}
-    Path(args.out).write_text(json.dumps(report, indent=2))
+    report = {"args": vars(args), "sigma": SIGMA, "k": K, "query_examples": texts[:6]}
+    write_record(Path(args.out), before, {**report, "sizes": results})
     return 0
 
 

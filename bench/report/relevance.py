@@ -1,0 +1,169 @@
+"""The report's relevance part: cross-validated constants, LoCoMo and QMSum, the personal
+benchmark with its meaning-only and no-answer sets."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from bench.report.sections import Section
+from bench.report.tables import markdown_table
+
+PART = "Relevance"
+QUALITY_COLUMNS = ("nDCG@10", "MRR@10", "R@10", "R@50")
+DATASETS = (("locomo", "LoCoMo"), ("qmsum", "QMSum"))
+
+
+def crossval(data: dict[str, Any]) -> str:
+    """Each analysis: the pipelines' means, the in-sample choice, and every fold's choice."""
+    parts = [
+        f"{data.get('chunks', '?')} chunks; {len(data.get('grid', []))} combinations of the "
+        f"hybrid's constants; {data.get('query_embeddings', '?')} query embeddings.",
+    ]
+    titles = {
+        "analysis": "The whole grid (the headline)",
+        "analysis_fusion_only": "Fusion constants alone (recency and floor as shipped)",
+    }
+    for key, title in titles.items():
+        for name, result in data.get(key, {}).items():
+            parts.append(f"**{title}: {name}** ({result['questions']} questions)")
+            rows = [[row, *values.values()] for row, values in result["rows"].items()]
+            headers = list(next(iter(result["rows"].values())).keys()) if rows else []
+            parts.append(markdown_table(["pipeline", *headers], rows))
+            folds = result["folds"]
+            fold_rows = [
+                [
+                    group,
+                    f["questions"],
+                    f["chosen"],
+                    f["held_out"]["MRR@10"],
+                    f["shipped_on_held_out"]["MRR@10"],
+                ]
+                for group, f in folds.items()
+            ]
+            common, times = Counter(f["chosen"] for f in folds.values()).most_common(1)[0]
+            parts.append(
+                f"In-sample best: {result['in_sample_choice']}. Most frequent choice on the "
+                f"other groups: {common} ({times} of {len(folds)} folds)."
+            )
+            parts.append(
+                markdown_table(
+                    [
+                        "held-out group",
+                        "questions",
+                        "chosen on the others",
+                        "MRR@10",
+                        "shipped MRR@10",
+                    ],
+                    fold_rows,
+                )
+            )
+    return "\n\n".join(parts)
+
+
+def quality(data: dict[str, Any]) -> str:
+    """Every configuration's means per data set, and what one query cost."""
+    questions = data.get("questions", {})
+    parts = [
+        f"{data.get('chunks', '?')} chunks; questions without resolvable evidence skipped: "
+        f"{data.get('unresolved_questions', 0)}; clock fixed at {data.get('now')}."
+    ]
+    results = data["results"]
+    for dataset, title in DATASETS:
+        rows = [
+            [name, *[r[dataset].get(c) for c in QUALITY_COLUMNS], r.get("ms_per_query")]
+            for name, r in results.items()
+            if dataset in r
+        ]
+        parts.append(f"**{title}** ({questions.get(dataset, '?')} questions)")
+        parts.append(markdown_table(["configuration", *QUALITY_COLUMNS, "ms/query"], rows))
+    return "\n\n".join(parts)
+
+
+def personal(data: dict[str, Any]) -> str:
+    """Per kind and per mode, then the meaning-only set and the no-answer shares."""
+    mean = data["mean"]
+    rows = [[k, v["cases"], v["ndcg@10"], v["mrr@10"]] for k, v in data["per_kind"].items()]
+    rows.append(["**all**", mean["cases"], mean["ndcg@10"], mean["mrr@10"]])
+    parts = [
+        "**Graded cases, hybrid, per kind**",
+        markdown_table(["kind", "cases", "nDCG@10", "MRR@10"], rows),
+    ]
+    modes = data.get("modes")
+    if modes:
+        rows = [[m, v["ndcg@10"], v["mrr@10"]] for m, v in modes.items()]
+        rows.append(["hybrid", mean["ndcg@10"], mean["mrr@10"]])
+        parts += ["**Per mode**", markdown_table(["mode", "nDCG@10", "MRR@10"], rows)]
+    beside = data.get("beside")
+    if beside:
+        parts += ["**Meaning-only and no-answer sets**", floors(beside)]
+    return "\n\n".join(parts)
+
+
+def floors(beside: dict[str, Any]) -> str:
+    """The meaning-only set and the no-answer shares, each with the floor on and off."""
+    meaning = beside["meaning"]
+    rows = [
+        [name, meaning["cases"], *meaning[key].values()]
+        for name, key in (("floor on", "floor_on"), ("floor off", "floor_off"))
+    ]
+    headers = ["meaning-only", "cases", *meaning["floor_on"].keys()]
+    on, off = meaning["floor_on"], meaning["floor_off"]
+    recall = next((k for k in on if k.lower().startswith("recall")), None)
+    ratio = ""
+    if recall and off.get(recall):
+        ratio = (
+            f"\n\n{recall} with the floor ÷ without it: {on[recall] / off[recall]:.3f} "
+            "(target ≥ 0.98)."
+        )
+    shares = [[name, v["floor_on"], v["floor_off"]] for name, v in beside["no_answer"].items()]
+    return (
+        markdown_table(headers, rows)
+        + ratio
+        + "\n\n"
+        + markdown_table(["no-answer queries, share with ≤ 1 hit", "floor on", "floor off"], shares)
+    )
+
+
+def no_answer(data: dict[str, Any]) -> str:
+    """The share of no-answer queries that show at most one hit, per layer."""
+    rows = [
+        [name, v["share_at_most_one_hit"], v["mean_hits"]]
+        for name, v in data.items()
+        if isinstance(v, dict) and "share_at_most_one_hit" in v
+    ]
+    return f"{data.get('queries', '?')} queries whose answer no layer holds.\n\n" + markdown_table(
+        ["layer", "share with ≤ 1 hit (target ≥ 0.90)", "mean hits shown"], rows
+    )
+
+
+SECTIONS = [
+    Section(
+        "Cross-validated constants: the relevance headline",
+        "crossval",
+        crossval,
+        ".venv/bin/python -m bench.crossval",
+        PART,
+    ),
+    Section(
+        "LoCoMo chats and QMSum meetings, every configuration",
+        "quality",
+        quality,
+        ".venv/bin/python -m bench.quality",
+        PART,
+    ),
+    Section(
+        "Personal benchmark: graded queries over the demo layer",
+        "personal",
+        personal,
+        ".venv/bin/python -m bench.personal --modes",
+        PART,
+    ),
+    Section(
+        "No-answer queries",
+        "no_answer",
+        no_answer,
+        ".venv/bin/python -m bench.no_answer",
+        PART,
+    ),
+]
