@@ -49,6 +49,23 @@ def anchor(heading: str) -> str:
     return "#" + "-".join(_ANCHOR.sub("", heading).lower().split())
 
 
+def headed_sections(blocks: Iterable[tuple[bool, str]]) -> list[Section]:
+    """Blocks `(is_heading, text)` in document order, as sections cut at the headings: each
+    holds the texts after its heading (located at the heading's anchor), joined by blank
+    lines; the texts before the first heading form one without a heading, and a heading
+    with no text after it makes none."""
+    found: list[Section] = []
+    heading, texts = "", list[str]()
+    for is_heading, text in (*blocks, (True, "")):
+        if not is_heading:
+            texts.append(text)
+            continue
+        if texts:
+            found.append(Section("\n\n".join(texts), anchor(heading) if heading else "", heading))
+        heading, texts = text, []
+    return found
+
+
 def split_paragraphs(text: str, limit: int = SECTION_MAX_CHARS) -> Iterator[str]:
     """The text in parts of at most `limit` characters, cut between paragraphs (a paragraph
     longer than the limit is cut between words)."""

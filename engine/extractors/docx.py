@@ -51,20 +51,9 @@ def _is_heading(style: str) -> bool:
 
 
 def sections(blocks: list[tuple[str, str]]) -> list[Section]:
-    from engine.extractors.documents import Section, anchor
+    from engine.extractors.documents import headed_sections
 
-    found: list[Section] = []
-    heading, lines = "", list[str]()
-    for style, text in blocks + [("Heading", "")]:
-        if _is_heading(style):
-            if lines:
-                found.append(
-                    Section("\n\n".join(lines), anchor(heading) if heading else "", heading)
-                )
-            heading, lines = text, []
-        else:
-            lines.append(text)
-    return found
+    return headed_sections((_is_heading(style), text) for style, text in blocks)
 
 
 def docx_document(data: bytes, path: PurePath) -> Document:

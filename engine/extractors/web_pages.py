@@ -5,12 +5,13 @@ and hidden elements removed, as mail bodies are read), cut at its headings, titl
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import PurePath
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 
 from engine.extractors.chunking import date_from_name, parse_date
-from engine.extractors.documents import Document, Section, anchor
+from engine.extractors.documents import Document, headed_sections
 from engine.extractors.mail import html_to_text
 
 _SAVED = re.compile(
@@ -38,6 +39,16 @@ def _published(soup: BeautifulSoup) -> str | None:
     return None
 
 
+def _blocks(body: Tag | BeautifulSoup) -> Iterator[tuple[bool, str]]:
+    """The page's readable blocks in order, each `(is_heading, text)`; empty ones skipped."""
+    for element in body.find_all(["h1", "h2", "h3", "p", "li", "pre", "td", "blockquote"]):
+        if element.find_parent(["p", "li", "pre", "td", "blockquote"]):
+            continue  # read with its block
+        text = html_to_text(str(element)).strip()
+        if text:
+            yield element.name in _HEADINGS, text
+
+
 def page_document(markup: str, path: PurePath) -> Document:
     soup = BeautifulSoup(markup, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
@@ -45,22 +56,4 @@ def page_document(markup: str, path: PurePath) -> Document:
     for tag in soup.find_all(_DROPPED):
         tag.decompose()
     body = soup.body or soup
-    sections: list[Section] = []
-    heading, parts = "", list[str]()
-    for element in body.find_all(["h1", "h2", "h3", "p", "li", "pre", "td", "blockquote"]):
-        if element.find_parent(["p", "li", "pre", "td", "blockquote"]):
-            continue  # read with its block
-        text = html_to_text(str(element)).strip()
-        if not text:
-            continue
-        if element.name in _HEADINGS:
-            if parts:
-                sections.append(
-                    Section("\n\n".join(parts), anchor(heading) if heading else "", heading)
-                )
-            heading, parts = text, []
-        else:
-            parts.append(text)
-    if parts:
-        sections.append(Section("\n\n".join(parts), anchor(heading) if heading else "", heading))
-    return Document(title or path.stem, sections, date)
+    return Document(title or path.stem, headed_sections(_blocks(body)), date)

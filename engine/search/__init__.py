@@ -7,8 +7,9 @@ slowing `import engine.settings`, which the warm `memex --search` client depends
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from engine.lazy import lazy_names
 
 if TYPE_CHECKING:
     from engine.search.pipeline import Searcher
@@ -30,12 +31,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'engine.search' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, globals(), _LAZY)
 
 
 __all__ = ["MODES", "NoIndexError", "SearchError", "SearchOptions", "SearchResponse", "Searcher"]

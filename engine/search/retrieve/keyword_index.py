@@ -42,6 +42,7 @@ from engine.search.retrieve.bm25 import K1, B
 from engine.search.retrieve.mirror import (
     IndexMirror,
     Memo,
+    Mirrored,
     Pairs,
     SeqArray,
     chunk_pairs,
@@ -163,7 +164,7 @@ class _Rows:
         return norm
 
 
-class KeywordIndex:
+class KeywordIndex(Mirrored):
     """BM25 over the FTS index's postings, held in memory and kept in step with it."""
 
     def __init__(self, path: Path | str) -> None:
@@ -185,16 +186,6 @@ class KeywordIndex:
     def __len__(self) -> int:
         """How many chunks the postings hold."""
         return 0 if self._rows is None else len(self._rows)
-
-    @property
-    def loads(self) -> int:
-        """Full reads of the postings so far."""
-        return self.mirror.loads
-
-    @property
-    def updates(self) -> int:
-        """Incremental refreshes that changed something."""
-        return self.mirror.updates
 
     @property
     def nbytes(self) -> int:

@@ -115,6 +115,24 @@ def data_version(conn: apsw.Connection) -> int:
     return int(conn.execute(database.data_version_sql()).fetchone()[0])
 
 
+class Mirrored:
+    """An in-memory copy of the index that follows it through an `IndexMirror` (the
+    keyword index and the vector cache): how often it read the index in full, and how often
+    it caught up with a change."""
+
+    mirror: IndexMirror
+
+    @property
+    def loads(self) -> int:
+        """Full reads so far."""
+        return self.mirror.loads
+
+    @property
+    def updates(self) -> int:
+        """Incremental refreshes that changed something."""
+        return self.mirror.updates
+
+
 class IndexMirror:
     """The index state an in-memory copy holds: the data version it was brought to, the
     `(seq, id)` pair of each chunk it holds, the key it was read under, and the memos that

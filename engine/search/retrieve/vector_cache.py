@@ -46,6 +46,7 @@ from engine.search.retrieve.compute import Compute
 from engine.search.retrieve.mirror import (
     IndexMirror,
     Memo,
+    Mirrored,
     Pairs,
     embedded_pairs,
     pairs_of,
@@ -71,7 +72,7 @@ PEOPLE_MEMO = 16  # person-filter chunk sets remembered until the index changes
 SELECTION_MEMO = 16  # filters' selections remembered until the index changes
 
 
-class VectorCache:
+class VectorCache(Mirrored):
     """Exact cosine KNN over an in-memory copy of `chunks.embedding` (L2-normalised rows).
 
     One row per part (engine/parts.py): a chunk's parts are consecutive rows, and a chunk
@@ -114,16 +115,6 @@ class VectorCache:
     def __len__(self) -> int:
         """How many chunks the matrix holds."""
         return int(self.starts.shape[0])
-
-    @property
-    def loads(self) -> int:
-        """Full loads so far."""
-        return self.mirror.loads
-
-    @property
-    def updates(self) -> int:
-        """Incremental refreshes that changed something."""
-        return self.mirror.updates
 
     @property
     def starts(self) -> SeqArray:
