@@ -3,7 +3,7 @@
 A displayed chunk (a chat window of ~10 messages, a meeting segment, a note section) is cut
 into parts of about `PART_CHARS` characters along its lines: a few consecutive messages or
 turns, a paragraph. Each part gets its own vector; the vector side scores a chunk by its
-best part (docs/benchmarks.md, "Parts and the relevance floor"). A window squeezed into one
+best part (docs/benchmarks.md). A window squeezed into one
 384-d vector, and truncated at the model's 256 tokens, blurs the one message that answers the
 question.
 

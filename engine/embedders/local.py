@@ -93,12 +93,11 @@ class LocalEmbedder:
         # One thread per run, and batches run side by side (a session's `run` is
         # thread-safe). A query on one thread leaves the other core to the keyword side,
         # which runs meanwhile, and batches run faster side by side than split across
-        # threads (figures: docs/benchmarks.md, "Speed at 100k and 1M").
+        # threads (figures: docs/benchmarks.md).
         options.intra_op_num_threads = 1
         options.log_severity_level = 3
         # No busy-waiting between runs: spinning intra-op threads burn a core after every
-        # query and slow the numpy vector scan that follows (docs/benchmarks.md, "Speed at
-        # 10k and 100k chunks, beside a peer stack and the floor").
+        # query and slow the numpy vector scan that follows (docs/benchmarks.md).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]

@@ -2,8 +2,8 @@
 
 FTS5 scores every row that matches any of the OR-ed terms, and chat words in 30–45 % of
 chunks ("yeah", "get", "oh") make a query read and score tens of thousands of rows inside
-SQLite: 23.7 ms p50 / 59.6 ms p95 at 100k chunks (docs/benchmarks.md). The same scoring
-over numpy arrays is a few gathers and adds per term, the work done in C: ~1 ms there.
+SQLite. The same scoring over numpy arrays is a few gathers and adds per term, the work
+done in C (docs/benchmarks.md: the warm bm25 row beside FTS5 alone).
 
 The postings are the FTS index's own (engine/search/retrieve/postings.py: its terms, its tokenizer,
 its column weights), and the score is FTS5's bm25() to the last operation (k1 1.2, b 0.75,

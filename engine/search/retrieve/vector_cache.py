@@ -1,9 +1,9 @@
 """The active vectors as an in-memory float32 matrix, for the vector side of warm searches.
 
-A vec0 float KNN scans every vector inside SQLite: 77 ms p50 at 100k chunks here, against
-~11 ms for one numpy matrix-vector product over the same vectors (docs/benchmarks.md). A
-long-lived process (the desktop app, `engine.search`) keeps the matrix; a one-shot process
-(`memex --search`) does not, since loading 100k vectors (~1.5 s) costs more than one vec0
+A vec0 float KNN scans every vector inside SQLite, several times slower than one numpy
+matrix-vector product over the same vectors (docs/benchmarks.md: vec0 beside the numpy
+scan). A long-lived process (the desktop app, `engine.search`) keeps the matrix; a one-shot
+process (`memex --search`) does not, since loading every vector costs more than one vec0
 scan. sqlite-vec stays the store, the path of one-shot processes and of the person filter.
 
 One cache per engine (`engine.core.Engine`) is shared by its Searchers (the desktop runs one
@@ -24,7 +24,7 @@ parts lie (`quantized.Layout`).
 The scan (`search.vector_scan`, engine/search/retrieve/quantized.py) is exact float32, or a binary or
 int8 copy of the matrix scanned first, the chunks of its nearest `rescore_depth`
 parts re-scored exactly from the float matrix, which is kept for that (4 bytes a dimension a
-part, against one bit for the binary copy: docs/benchmarks.md, "Vector side at scale").
+part, against one bit for the binary copy: docs/benchmarks.md).
 `auto` scans a large matrix binary and a small one exactly. The scan runs on the cache's
 `Compute` (engine/search/retrieve/compute.py): the engine's, passed in, or one of its own that
 `close()` stops.
@@ -183,8 +183,7 @@ class VectorCache(Mirrored):
     def load(self) -> Pairs:
         """Every embedded chunk's parts anew (the mirror's `Follower`, inside its snapshot),
         streamed into a matrix made once at its final size (read whole, joined, then copied,
-        1.9M parts' blobs took the RSS to 6.9 GB for a 2.9 GB matrix; docs/benchmarks.md,
-        "Speed at 100k and 1M"); the chunks held."""
+        the blobs would take the RSS to over twice the matrix); the chunks held."""
         self._reset()
         dim = int(db.get_meta(self.conn, "dimension") or 0)
         size = int(self.conn.execute(chunks.embedded_bytes_sql()).fetchone()[0])

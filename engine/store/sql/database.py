@@ -47,8 +47,7 @@ def integrity_check_sql() -> str:
 
 def quick_check_sql() -> str:
     """SQLite's check of every page's structure, without comparing indexes to their tables
-    (the integrity gate's check; its cost grows with the file: docs/benchmarks.md, "The
-    integrity check's cost"); one 'ok' row when sound."""
+    (the integrity gate's check; its cost grows with the file: docs/benchmarks.md); one 'ok' row when sound."""
     return "PRAGMA quick_check"
 
 

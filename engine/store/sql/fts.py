@@ -29,8 +29,7 @@ def bm25_sql(filter_sql: str) -> str:
     FTS5's `rank` column (`rank MATCH 'bm25(…)'`) and the order is `ORDER BY rank`, so FTS5
     sorts its own matches and SQLite reads them in order, joining `chunks` only until the
     limit is met. `ORDER BY bm25(…)` returns the same list but makes SQLite join and sort
-    every match, several times slower at 100k chunks (figures: docs/benchmarks.md, "Speed
-    at 10k and 100k chunks, beside a peer stack and the floor").
+    every match, several times slower at 100k chunks (figures: docs/benchmarks.md).
 
     The third column is the terms each hit holds (`HELD_FUNCTION`), computed for the
     returned rows only: the coordination list's evidence at no extra query.
