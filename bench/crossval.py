@@ -1,15 +1,19 @@
 """Cross-validated fusion constants: the relevance headline on conversations not tuned on.
 
-    .venv/bin/python -m bench.crossval [--data DIR] [--index DIR] [--quick N] [--json PATH]
+    .venv/bin/python -m bench.crossval [--data DIR] [--index DIR] [--quick N] [--fixed-fusion]
+        [--json PATH]
 
 Runs every question of `bench.quality` (LoCoMo chats, QMSum meetings; the same cached
 index) once per combination of a small grid of the hybrid pipeline's constants (RRF k ×
 vector weight × one of: the shipped stages, coverage weight 0.5, recency weight 0, no
-relevance floor), and bm25 and vector once. Then, per data set, leave one group out: for each group (a LoCoMo conversation, a
-QMSum domain) the combination with the best mean MRR@10 on the OTHER groups is scored on
+relevance floor, vector-side pseudo-relevance feedback at three β/depth points), and bm25
+and vector once; `--fixed-fusion` keeps the shipped RRF k and vector weight only. Then,
+per data set, leave one group out: for each group (a LoCoMo conversation, a QMSum domain)
+the combination with the best mean MRR@10 on the OTHER groups is scored on
 the held-out group's questions. The cross-validated figure is the mean over all questions
 of their held-out scores; the in-sample figure is the single best combination on all
-questions, scored on all of them. Writes bench/out/crossval.json.
+questions, scored on all of them; `analysis_without_signals` repeats the analysis without
+the feedback points, for the comparison. Writes bench/out/crossval.json.
 """
 
 from __future__ import annotations
@@ -58,6 +62,21 @@ VARIANTS: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
     ("recency 0", (("search__recency_weight", 0.0),)),
     ("no floor", (("search__floor", False),)),
 )
+# Retrieval signals under trial, off by default (each at the shipped fusion constants only:
+# `--fixed-fusion`).
+SIGNALS: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = tuple(
+    (
+        f"vector prf b={b:g} m={m}",
+        (
+            ("search__vector_prf", True),
+            ("search__vector_prf_beta", b),
+            ("search__vector_prf_depth", m),
+        ),
+    )
+    for b, m in ((0.3, 3), (0.5, 3), (0.5, 5))
+)
+# Name aliases (search.name_aliases) are not in the grid: LoCoMo and QMSum have no people
+# file, so the setting changes nothing there (bench.personal measures it).
 
 # QMSum's three domains, told apart by their speaker labels (val.jsonl names no domain).
 PRODUCT_ROLES = ("Project Manager", "Marketing", "Industrial Designer", "User Interface")
@@ -72,10 +91,14 @@ class Combo:
     changes: tuple[tuple[str, Any], ...]
 
 
-def grid() -> list[Combo]:
-    """Every combination, the shipped one first."""
+def grid(fixed_fusion: bool = False) -> list[Combo]:
+    """Every RRF k × vector weight × stage variant, the shipped combination first;
+    `fixed_fusion`: the shipped RRF k and vector weight only, with each stage variant and
+    each signal under trial once."""
     combos = []
-    for k, vw, (variant, extra) in itertools.product(RRF_K, VECTOR_WEIGHT, VARIANTS):
+    ks, weights = (RRF_K[:1], VECTOR_WEIGHT[:1]) if fixed_fusion else (RRF_K, VECTOR_WEIGHT)
+    variants = VARIANTS + SIGNALS if fixed_fusion else VARIANTS
+    for k, vw, (variant, extra) in itertools.product(ks, weights, variants):
         changes = (("search__rrf_k", k), ("search__vector_weight", vw), *extra)
         combos.append(Combo(f"k={k:g} vector={vw:g}, {variant}", changes))
     return combos
@@ -259,6 +282,15 @@ def fusion_only(hybrid: Scores, combos: Sequence[Combo]) -> dict[str, Mapping[st
     return {name: per_q for name, per_q in hybrid.items() if name in kept}
 
 
+SIGNAL_KEYS = frozenset({"search__vector_prf"})
+
+
+def without_signals(hybrid: Scores, combos: Sequence[Combo]) -> dict[str, Mapping[str, Measures]]:
+    """The combinations that leave the retrieval signals under trial (vector PRF) off."""
+    kept = {c.name for c in combos if not {key for key, _ in c.changes} & SIGNAL_KEYS}
+    return {name: per_q for name, per_q in hybrid.items() if name in kept}
+
+
 def per_question(scores: Scores) -> dict[str, dict[str, list[float]]]:
     """combination -> qid -> [nDCG@10, MRR@10, R@10], for analyses after the run."""
     return {
@@ -321,6 +353,12 @@ def parser() -> argparse.ArgumentParser:
         help="a bench/out/quality-* folder to reuse (default: bench.quality's, built if missing)",
     )
     p.add_argument("--quick", type=int, default=0, metavar="N", help="only N questions per set")
+    p.add_argument(
+        "--fixed-fusion",
+        action="store_true",
+        help="only the shipped RRF k and vector weight, each stage variant and each signal "
+        "under trial (vector PRF) once",
+    )
     p.add_argument("--json", type=Path, default=OUT / "crossval.json")
     return p
 
@@ -350,6 +388,9 @@ def results(
         "analysis_fusion_only": analyse(
             questions, singles, fusion_only(hybrid, combos), domains, shipped
         ),
+        "analysis_without_signals": analyse(
+            questions, singles, without_signals(hybrid, combos), domains, shipped
+        ),
         "combinations": all_combos(hybrid, questions),
         "per_question": per_question({**singles, **hybrid}),
     }
@@ -366,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     mapping, chunks = quality.resolve_evidence(settings, layer)
     questions = quality.select_questions(layer.questions, mapping, args.quick)
     qrels = {q.qid: mapping.qrels[q.qid] for q in questions}
-    embedder, combos = CachedEmbedder(create_embedder(settings)), grid()
+    embedder, combos = CachedEmbedder(create_embedder(settings)), grid(args.fixed_fusion)
     singles, hybrid = measure(settings, questions, qrels, embedder, combos)
     record = results(questions, singles, hybrid, combos, qmsum_domains(args.data))
     print("## The whole grid\n\n" + report(record["analysis"]))

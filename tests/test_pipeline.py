@@ -88,6 +88,9 @@ class Fixed:
     def coverage(self) -> tuple[int, int]:
         return self._coverage
 
+    def rows(self, seqs: Sequence[int]) -> dict[int, ChunkRow]:
+        return {}
+
 
 def context(mode: str, vector: np.ndarray | None, retrievers: Fixed) -> SearchContext:
     settings = load_settings(env={}, search__coverage_weight=0.0)

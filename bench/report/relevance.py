@@ -24,6 +24,11 @@ def crossval(data: dict[str, Any]) -> str:
         "analysis": "The whole grid (the headline)",
         "analysis_fusion_only": "Fusion constants alone (recency and floor as shipped)",
     }
+    if any("search__vector_prf" in c.get("changes", {}) for c in data.get("grid", [])):
+        titles = {
+            "analysis": "With the signals under trial in the grid",
+            "analysis_without_signals": "Without them",
+        }
     for key, title in titles.items():
         for name, result in data.get(key, {}).items():
             parts.append(f"**{title}: {name}** ({result['questions']} questions)")
@@ -58,6 +63,14 @@ def crossval(data: dict[str, Any]) -> str:
                     fold_rows,
                 )
             )
+    combos = data.get("combinations")
+    if combos:
+        rows = [
+            [name, *(means.get(d, {}).get("MRR@10") for d, _ in DATASETS)]
+            for name, means in combos.items()
+        ]
+        parts.append("**Every combination, in-sample MRR@10**")
+        parts.append(markdown_table(["combination", "LoCoMo", "QMSum"], rows))
     return "\n\n".join(parts)
 
 
@@ -143,6 +156,13 @@ SECTIONS = [
         "crossval",
         crossval,
         ".venv/bin/python -m bench.crossval",
+        PART,
+    ),
+    Section(
+        "Retrieval signals under trial: vector pseudo-relevance feedback",
+        "crossval-signals",
+        crossval,
+        ".venv/bin/python -m bench.crossval --fixed-fusion --json bench/out/crossval-signals.json",
         PART,
     ),
     Section(

@@ -8,7 +8,7 @@ found (`Retrieved`), the user-facing warnings, and each stage's time and output 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -45,6 +45,10 @@ class Retrievers(Protocol):
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector, all chunks)."""
+        ...
+
+    def rows(self, seqs: Sequence[int]) -> dict[int, ChunkRow]:
+        """seq -> the row a result shows, for the chunks the snapshot holds."""
         ...
 
 
@@ -97,7 +101,7 @@ class SearchContext:
     warnings: list[str] = field(default_factory=list)
     timings: list[StageTiming] = field(default_factory=list)
     # seq -> row, read once per search: the keyword hits' while the query is still being
-    # embedded (engine/search/present/dress.py, `RowReader`), the rest by `Locate`
+    # embedded (engine/search/retrieve/retrieval.py), the rest by `Locate`
     rows: dict[int, ChunkRow] = field(default_factory=dict)
 
     @property

@@ -35,6 +35,7 @@ from engine.search.retrieve.backends import Fts5Backend, Vec0Backend
 from engine.search.retrieve.compute import Compute
 from engine.search.retrieve.keyword_index import KeywordIndex, searcher_index
 from engine.search.retrieve.query_embedder import QueryEmbedder
+from engine.search.retrieve.rows import chunk_rows
 from engine.search.retrieve.vector_cache import VectorCache, searcher_cache
 from engine.search.retrieve.vector_coverage import VectorCoverage
 from engine.settings import Settings
@@ -135,6 +136,10 @@ class Searcher:
         """(chunks with a vector, all chunks), in this Searcher's snapshot."""
         return self._coverage.counts()
 
+    def rows(self, seqs: Sequence[int]) -> dict[int, ChunkRow]:
+        """seq -> the row a result shows, in this Searcher's snapshot."""
+        return chunk_rows(self.conn, seqs)
+
     # -- pipeline ---------------------------------------------------------------------------
 
     def search(
@@ -190,7 +195,6 @@ class Searcher:
         warnings += suggest.filter_warnings(
             self.conn, self.matcher, asked.source_types, asked.people
         )
-        rows: dict[int, ChunkRow] = {}
         return SearchContext(
             query=asked.query,
             inputs=asked,
@@ -204,12 +208,11 @@ class Searcher:
             prefix=prefix,
             dated=dated,
             floored=floored,
-            retrievers=dress.RowReader(self, self.conn, rows),
+            retrievers=self,
             reranker=self._reranking(),
             embedding=embedding,
             explain=explain,
             warnings=warnings,
-            rows=rows,
         )
 
     def _walk(self, ctx: SearchContext) -> list[Hit]:

@@ -202,6 +202,36 @@ SETTINGS: tuple[Setting, ...] = (
         high=1000,
     ),
     Setting(
+        "search.vector_prf",
+        bool,
+        False,
+        "Pseudo-relevance feedback on the vector side: move the query vector toward the best "
+        "parts of the first scan's top chunks and scan again (Rocchio).",
+    ),
+    Setting(
+        "search.vector_prf_beta",
+        float,
+        0.5,
+        "Weight of the top chunks' mean part vector added to the query vector (vector_prf).",
+        low=0,
+        high=10,
+    ),
+    Setting(
+        "search.vector_prf_depth",
+        int,
+        3,
+        "Top chunks of the first vector scan whose parts move the query (vector_prf).",
+        positive=True,
+        high=100,
+    ),
+    Setting(
+        "search.name_aliases",
+        bool,
+        False,
+        "When the query names a known person, the keyword side also matches that person's "
+        "other names and aliases from the people directory.",
+    ),
+    Setting(
         "search.floor",
         bool,
         True,

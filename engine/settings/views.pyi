@@ -52,6 +52,10 @@ class SearchSettings:
     bm25_weight: float
     vector_weight: float
     coverage_weight: float
+    vector_prf: bool
+    vector_prf_beta: float
+    vector_prf_depth: int
+    name_aliases: bool
     floor: bool
     floor_cosine: float
     floor_cosine_low: float

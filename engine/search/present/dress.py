@@ -10,15 +10,13 @@ import numpy as np
 
 from engine.people import profile_text
 from engine.records import Person, SearchResult
-from engine.search.context import Retrievers, SearchContext
+from engine.search.context import SearchContext
 from engine.search.hits import PROFILE_PREFIX, ChunkRow, Hit
 from engine.search.present.highlight import Highlighter
 from engine.search.present.snippets import has_marks, make_snippet
-from engine.search.query.filters import Filters
 from engine.search.retrieve import part_vectors
-from engine.search.retrieve.keyword_share import Keywords
+from engine.search.retrieve.rows import read_rows
 from engine.settings import Settings
-from engine.store.sql import chunks
 
 
 @dataclass(frozen=True)
@@ -37,48 +35,6 @@ class Dressing:
         """As the settings say, marking with the tokenizer of `conn`'s index."""
         snippet, people = settings.search.snippet_chars, str(settings.people_file)
         return cls(snippet, False, people, Highlighter(conn))
-
-
-def chunk_rows(conn: apsw.Connection, seqs: Sequence[int]) -> dict[int, ChunkRow]:
-    """seq -> what a result shows, for the chunks this snapshot holds."""
-    if not seqs:
-        return {}
-    cursor = conn.execute(chunks.rows_by_seq_sql(len(seqs)), list(seqs))
-    return {row[0]: ChunkRow(*row) for row in cursor}
-
-
-def read_rows(conn: apsw.Connection, seqs: Sequence[int], rows: dict[int, ChunkRow]) -> None:
-    """Add to `rows` those of `seqs` it does not hold yet."""
-    missing = [s for s in seqs if s not in rows]
-    if missing:
-        rows.update(chunk_rows(conn, missing))
-
-
-class RowReader:
-    """A Searcher's retrievers for one search, reading the keyword hits' rows into `rows`
-    as soon as they are found: the query is still being embedded on its thread then, a wait
-    the search would otherwise spend idle, so `Locate` is left only the vector side's."""
-
-    def __init__(self, inner: Retrievers, conn: apsw.Connection, rows: dict[int, ChunkRow]):
-        self.inner, self.conn, self.rows = inner, conn, rows
-
-    def keywords(
-        self,
-        terms: list[str],
-        k: int,
-        filters: Filters,
-        prefix: bool = False,
-        require_all: bool = False,
-    ) -> Keywords:
-        found = self.inner.keywords(terms, k, filters, prefix, require_all)
-        read_rows(self.conn, list(found.top), self.rows)
-        return found
-
-    def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[tuple[int, float]]:
-        return self.inner.vector(qvec, k, filters)
-
-    def coverage(self) -> tuple[int, int]:
-        return self.inner.coverage()
 
 
 def located(hits: Sequence[Hit], rows: Mapping[int, ChunkRow]) -> list[Hit]:

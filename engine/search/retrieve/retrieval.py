@@ -10,10 +10,11 @@ Fusion (`stages.rrf_score`).
 
 from __future__ import annotations
 
-from engine.search.context import Retrieved, SearchContext
+from engine.search.context import FloatArray, Retrieved, SearchContext
 from engine.search.hits import Hit, by_score
+from engine.search.query.aliases import expanded_terms
 from engine.search.rank import stages
-from engine.search.retrieve import keyword_share
+from engine.search.retrieve import feedback, keyword_share
 from engine.search.retrieve.vector_coverage import coverage_warning
 
 
@@ -41,22 +42,46 @@ def retrieved(ctx: SearchContext) -> Retrieved:
     lists: dict[str, list[int]] = {}
     keywords = None
     if mode in ("hybrid", "bm25"):
-        keywords = ctx.retrievers.keywords(ctx.terms, k, ctx.filters, ctx.prefix)
+        keywords = ctx.retrievers.keywords(keyword_terms(ctx), k, ctx.filters, ctx.prefix)
         lists["bm25"] = list(keywords.top)
     shares = keyword_votes(ctx, lists, keywords) if mode == "hybrid" else {}
     if mode not in ("hybrid", "vector"):
         return Retrieved(lists, mode, keywords=keywords)
+    if keywords is not None:  # while the query is still being embedded on its thread
+        ctx.rows.update(ctx.retrievers.rows([s for s in keywords.top if s not in ctx.rows]))
     qvec = ctx.embedding() if ctx.embedding is not None else None
     if qvec is not None:
-        found = ctx.retrievers.vector(qvec, k, ctx.filters)
+        found = vector_hits(ctx, qvec, k)
         lists["vector"] = [seq for seq, _ in found]
         coverage = ctx.retrievers.coverage()
         return Retrieved(lists, mode, False, qvec, dict(found), shares, keywords, coverage)
     if mode == "vector" or ctx.embedding is not None:
         if keywords is None:
-            keywords = ctx.retrievers.keywords(ctx.terms, k, ctx.filters, ctx.prefix)
+            keywords = ctx.retrievers.keywords(keyword_terms(ctx), k, ctx.filters, ctx.prefix)
         return Retrieved({"bm25": list(keywords.top)}, "bm25", True, keywords=keywords)
     return Retrieved(lists, mode, shares=shares, keywords=keywords)
+
+
+def keyword_terms(ctx: SearchContext) -> list[str]:
+    """The keyword side's terms: the query's, and with `name_aliases` the other names of the
+    person it names (engine/search/query/aliases.py)."""
+    if not ctx.cfg.name_aliases:
+        return ctx.terms
+    return expanded_terms(ctx.terms, ctx.query, ctx.matcher)
+
+
+def vector_hits(ctx: SearchContext, qvec: FloatArray, k: int) -> list[tuple[int, float]]:
+    """The vector side's (seq, cosine) hits; with `vector_prf`, those of a second scan with
+    the query moved toward the first scan's top chunks (engine/search/retrieve/feedback.py)."""
+    found = ctx.retrievers.vector(qvec, k, ctx.filters)
+    cfg = ctx.cfg
+    if not cfg.vector_prf or not found:
+        return found
+    top = [seq for seq, _ in found[: cfg.vector_prf_depth]]
+    parts = feedback.best_parts(ctx.conn, top, qvec)
+    return ctx.retrievers.vector(
+        feedback.moved_query(qvec, parts, cfg.vector_prf_beta), k, ctx.filters
+    )
 
 
 def keyword_votes(
@@ -69,7 +94,7 @@ def keyword_votes(
     if ctx.cfg.coverage_weight <= 0 or not found or keywords is None:
         return {}
     shares = keyword_share.keyword_shares(
-        ctx.conn, ctx.terms, found, ctx.prefix, keywords.top, keywords.weights()
+        ctx.conn, keyword_terms(ctx), found, ctx.prefix, keywords.top, keywords.weights()
     )
     lists["coverage"] = keyword_share.by_share(found, shares)
     return shares
