@@ -15,9 +15,9 @@ Each optimisation is switched off by swapping one module attribute of the engine
 call (the engine's code and defaults stay as they are), and the two arms run interleaved
 query by query, the order alternating, so load drifts hit both alike:
 
-- keyword (`bm25.top_rows`): MaxScore (`_pruned` → None: every row scored); the sampled
-  k-th floor (`_at_least_kth` → every matching row sorted; both arms score every row);
-  `np.add.at` (→ a fancy-indexed +=; both arms score every row).
+- keyword (`bm25.top_rows`): the sampled k-th floor (`_at_least_kth` → every matching row
+  sorted); `np.add.at` (→ a fancy-indexed +=). MaxScore pruning was an arm here until it
+  measured slower than scoring every row at each size, and was removed from the engine.
 - vector (`quantized.nearest_chunks`): the binary scan against the exact one (auto's
   switch); the helper-thread split (a Compute with no helper); the candidate-part
   re-score (`candidate_chunks` → every chunk owning a candidate part); the sampled cut
@@ -125,10 +125,6 @@ class FancyAdd:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(np, name)
-
-
-def no_pruning(*_: object) -> None:
-    return None
 
 
 def every_matching_row(scores: bm25.Scores, k: int) -> IndexArray:
@@ -278,45 +274,22 @@ def keyword_arms(data: KeywordData) -> list[Arm]:
     def top(i: int) -> IndexArray:
         return bm25.top_rows(data.found[i], data.rows, data.norm, data.seqs, K)
 
-    every_row = without(top, (bm25, "_pruned", no_pruning))
     return [
-        Arm("MaxScore pruning", top, every_row, True),
         Arm(
             "sampled k-th floor",
-            every_row,
-            without(
-                top, (bm25, "_pruned", no_pruning), (bm25, "_at_least_kth", every_matching_row)
-            ),
+            top,
+            without(top, (bm25, "_at_least_kth", every_matching_row)),
             True,
         ),
-        Arm(
-            "np.add.at",
-            every_row,
-            without(top, (bm25, "_pruned", no_pruning), (bm25, "np", FancyAdd())),
-            True,
-        ),
+        Arm("np.add.at", top, without(top, (bm25, "np", FancyAdd())), True),
     ]
 
 
-def pruned(data: KeywordData) -> list[bool]:
-    """Per query: whether MaxScore proves its top k (else every row is scored)."""
-    proven = []
-    for found in data.found:
-        idfs = [bm25.idf(data.rows, int(w.shape[0])) for w, _ in found]
-        proven.append(bm25._pruned(found, idfs, data.rows, data.norm, K, None) is not None)
-    return proven
-
-
 def keyword_side(data: KeywordData, n: int) -> dict[str, Any]:
-    """Each keyword arm's figures; MaxScore's also over the queries it prunes."""
+    """Each keyword arm's figures."""
     print(f" keyword side: {data.rows} rows", flush=True)
-    proven = pruned(data)[:n]
-    arms = {
-        arm.name: measured(arm, n, subset=proven if arm.name == "MaxScore pruning" else None)
-        for arm in keyword_arms(data)
-    }
-    share = round(1 - sum(proven) / max(1, len(proven)), 4)
-    return {"rows": data.rows, "scores_every_row": share, "arms": arms}
+    arms = {arm.name: measured(arm, n) for arm in keyword_arms(data)}
+    return {"rows": data.rows, "arms": arms}
 
 
 # -- vector side ----------------------------------------------------------------------------

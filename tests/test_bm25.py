@@ -61,24 +61,6 @@ def test_every_query_and_filter_ranks_as_scoring_every_row(seed: int) -> None:
         assert bm25.top_rows(terms, ROWS, norm, seqs, 20, None, True).tolist() == every
 
 
-def test_the_rare_terms_rows_are_the_answer_when_the_bound_proves_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    found, norm, seqs = corpus(4)
-    terms = [found[0], found[1], found[5]]  # two chat words and a rare one
-    idfs = [bm25.idf(ROWS, t[0].shape[0]) for t in terms]
-    proven = bm25._pruned(terms, idfs, ROWS, norm, 10, None)
-    assert proven is not None  # the common words' bounds are below the 10th best
-    candidates, _ = proven
-    assert candidates.shape[0] <= terms[2][0].shape[0] < ROWS * bm25.COMMON_SHARE
-    # Too deep a k: the rare rows cannot fill it, so every row is scored instead.
-    assert bm25._pruned(terms, idfs, ROWS, norm, terms[2][0].shape[0] + 1, None) is None
-    calls = []
-    monkeypatch.setattr(bm25, "_pruned", lambda *a: calls.append(a) or None)
-    assert bm25.top_rows(terms, ROWS, norm, seqs, 10).tolist() == brute_force(terms, norm, seqs, 10)
-    assert calls  # the exhaustive path, taken when the proof fails, agrees
-
-
 def test_which_terms_rows_hold() -> None:
     found = [
         (np.array([1, 4, 9], dtype=np.int32), np.ones(3, np.float32)),

@@ -40,24 +40,6 @@ def test_keyword_switches_change_no_list() -> None:
             assert on.shape[0] == so.K
             np.testing.assert_array_equal(on, off)
     assert bm25.__dict__["np"] is np  # every switch put back
-    assert bm25._pruned is not so.no_pruning
-
-
-def test_every_row_arm_scores_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    data = keyword_data()
-    calls: list[int] = []
-    real = bm25._at_least_kth
-
-    def counted(scores: np.ndarray, k: int) -> np.ndarray:
-        calls.append(k)
-        return real(scores, k)
-
-    monkeypatch.setattr(bm25, "_at_least_kth", counted)
-    maxscore = so.keyword_arms(data)[0]
-    maxscore.on(0)  # the rare term proves the top k: no row scored beyond its rows
-    assert calls == []
-    maxscore.off(0)
-    assert calls == [so.K]
 
 
 def test_tiled_keywords_offset_each_copy() -> None:

@@ -4,17 +4,11 @@ A term's part of a row's score is idf × f(k1 + 1) / (f + k1(1 − b + b·len/av
 FTS5's constants, its IDF (log((N − n + 0.5) / (n + 0.5)), at least 1e-6) and its order
 of additions, so the scores are FTS5's to the last bit and the lists are its lists.
 
-Most of the work is in the common words: a chat word in 40 % of the chunks has a posting
-for 40 % of the rows, and an IDF of ~0.4. Before scoring every row, the rows holding a
-rarer term are scored alone, each with every term's part (MaxScore, Turtle & Flood 1995):
-a row holding only common terms scores less than the sum of their upper bounds (idf ×
-the term part at its highest frequency and the lowest length norm), so when that sum is
-below the k-th best score found, no such row can enter the top k, nor tie with it, and
-the rarer terms' rows are the whole answer. When it is not, the next rarest term joins
-the rare ones and the proof is tried again, until the candidates pass 2 % of the
-rows (a query of common words only, a filter that leaves too few): then every row is
-scored, and only the rows scoring at least the k-th best of a sample of every row are
-sorted (the k-th best of any rows is no more than the k-th best of all).
+Every row holding a term is scored (`np.add.at` over each term's postings, faster than a
+fancy-indexed `+=`, the same sums), and only the rows scoring at least the k-th best of a
+sample of every row are sorted (the k-th best of any rows is no more than the k-th best of
+all). Pruning by upper bounds (MaxScore) was measured slower than scoring every row at 10k,
+100k and 1M chunks (`bench/scan_options.py`), so there is none.
 """
 
 from __future__ import annotations
@@ -28,8 +22,6 @@ import numpy.typing as npt
 from engine.search.retrieve.postings import FloatArray, RowArray
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
-COMMON_SHARE = 0.01  # a term held by more than this share of the rows is a common one
-CANDIDATE_SHARE = 0.02  # past this share of the rows as candidates, every row is scored
 FLOOR_STRIDE = 16  # every row scored: the k-th best of every 16th bounds the k-th below
 BoolArray = npt.NDArray[np.bool_]
 Postings = tuple[RowArray, FloatArray]  # rows (ascending) and the term's weighted frequency
@@ -55,11 +47,6 @@ def top_rows(
     `keep`, best first, equal scores in seq order as FTS5 sorts them. `found`: each term's
     live postings; `rows`: the live row count; `norm`: k1(1 − b + b·len/avglen) per row."""
     idfs = [idf(rows, int(where.shape[0])) for where, _ in found]
-    if not require_all and k > 0:
-        pruned = _pruned(found, idfs, rows, norm, k, keep)
-        if pruned is not None:
-            candidates, scores = pruned
-            return _best(candidates, scores, seqs, k)
     scores = np.zeros(norm.shape[0], dtype=np.float64)
     for (where, freqs), weight in zip(found, idfs, strict=True):
         if where.shape[0]:  # `add.at`: 2.5× a fancy-indexed +=, the same sums (rows unique)
@@ -116,71 +103,6 @@ def _lookup(
         return np.zeros(rows.shape[0], dtype=bool), np.zeros(rows.shape[0], dtype=np.int64)
     at = np.minimum(np.searchsorted(where, rows), where.shape[0] - 1)
     return where[at] == rows, at
-
-
-def _pruned(
-    found: Sequence[Postings],
-    idfs: Sequence[float],
-    rows: int,
-    norm: Scores,
-    k: int,
-    keep: BoolArray | None,
-) -> tuple[npt.NDArray[np.int64], Scores] | None:
-    """The rows holding a rarer term, with their whole scores, when they are provably the
-    top k's only members (see the module's docstring); None when that cannot be shown."""
-    sizes = [int(w.shape[0]) for w, _ in found]
-    order = sorted((i for i in range(len(found)) if sizes[i]), key=sizes.__getitem__)
-    if len(order) < 2:
-        return None
-    lowest = float(norm.min()) if norm.shape[0] else 0.0
-    bounds = [_upper_bound(freqs, w, lowest) for (_, freqs), w in zip(found, idfs, strict=True)]
-    # The rarest terms first; a common one joins them while their rows stay few.
-    rare = 1
-    while rare < len(order) and sizes[order[rare]] <= COMMON_SHARE * rows:
-        rare += 1
-    while rare < len(order) and sum(sizes[i] for i in order[:rare]) <= CANDIDATE_SHARE * rows:
-        proven = _proven(found, idfs, bounds, order[:rare], norm, k, keep)
-        if proven is not None:
-            return proven
-        rare += 1
-    return None
-
-
-def _upper_bound(freqs: FloatArray, weight: float, lowest_norm: float) -> float:
-    """No row scores more than this for the term: its highest frequency over the lowest
-    length norm of any row (a term's part grows with f and falls with the norm)."""
-    if not freqs.shape[0]:
-        return 0.0
-    f = float(freqs.max())
-    return weight * (f * (K1 + 1.0) / (f + lowest_norm))
-
-
-def _proven(
-    found: Sequence[Postings],
-    idfs: Sequence[float],
-    bounds: Sequence[float],
-    rare: Sequence[int],
-    norm: Scores,
-    k: int,
-    keep: BoolArray | None,
-) -> tuple[npt.NDArray[np.int64], Scores] | None:
-    """The rows holding any of the `rare` terms, scored on every term, if no row holding
-    only the others can reach their k-th best score; else None."""
-    candidates = np.unique(np.concatenate([found[i][0] for i in rare])).astype(np.int64)
-    if keep is not None:
-        candidates = candidates[keep[candidates]]
-    if candidates.shape[0] < k:
-        return None
-    scores = np.zeros(candidates.shape[0], dtype=np.float64)
-    for (where, freqs), weight in zip(found, idfs, strict=True):  # in term order, as FTS5 adds
-        hit, at = _lookup(where, candidates)
-        if hit.any():
-            scores[hit] += _parts(where[at[hit]], freqs[at[hit]], weight, norm)
-    kth = float(np.partition(scores, scores.shape[0] - k)[scores.shape[0] - k])
-    others = sum(b for i, b in enumerate(bounds) if i not in rare)
-    if others >= kth * (1 - 1e-9):  # a row of the other terms only might reach the top k
-        return None
-    return candidates, scores
 
 
 def _best(
