@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
@@ -205,10 +205,14 @@ def test_no_results_is_success(layer: list[str]) -> None:
     query=st.text(alphabet=st.characters(), max_size=300)
     | st.sampled_from(['"', "AND", "c++", "NEAR(", "(", "*", "^", "a:b", "🎉", "\x00", "x" * 10000])
 )
+@example(query="--A")
+@example(query="--")
 def test_any_query_string_is_safe(layer: list[str], query: str) -> None:
     if not Path(layer[3]).exists():
         cli("reindex", *layer)
-    code, out, err = cli(*layer, "--search", query, "--json")
+    # A query that starts with '-' is passed after `--`, as `memex --help` says to.
+    search = ["--search", "--", query] if query.startswith("-") else ["--search", query]
+    code, out, err = cli(*layer, *search, "--json")
     assert code == 0, err
     assert isinstance(json.loads(out)["results"], list)
 
