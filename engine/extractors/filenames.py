@@ -8,6 +8,7 @@ Recorders name their files by when they started: Zoom `GMT20240311-100000_Record
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, time
 
@@ -93,3 +94,75 @@ def recording_title(stem: str) -> str:
         return rest or stem  # a name that is only a date reads as that date
     label = "Zoom recording" if stamp.zoom else "Meeting recording"
     return f"{label} · {stamp.date}" + (f" {stamp.time[:5]}" if stamp.time else "")
+
+
+@dataclass(frozen=True)
+class ExportName:
+    """How one language names a WhatsApp chat export (the name is `{name}` in `shape`)."""
+
+    language: str
+    shape: str  # as the phone writes it, `{name}` where the chat's name goes
+    checked: bool  # seen on real exports, rather than taken from WhatsApp's strings as known
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        before, after = (re.escape(part) for part in self.shape.split("{name}"))
+        pattern = (before + r"\s*(?P<name>.+?)\s*" + after + r"\Z").replace(r"\ ", r"\s+")
+        return re.compile(pattern.replace(r"WhatsApp\-", r"WhatsApp[\s-]"), re.IGNORECASE)
+
+
+# The chat's name in Android's `WhatsApp Chat with NAME.txt` (and the `.zip` holding it with
+# media), by the phone's language; iOS's `WhatsApp Chat - NAME.zip`. docs/formats.md lists them.
+WHATSAPP_EXPORT_NAMES = (
+    ExportName("English", "WhatsApp Chat with {name}", True),
+    ExportName("English (iOS)", "WhatsApp Chat - {name}", True),
+    ExportName("German", "WhatsApp Chat mit {name}", True),
+    ExportName("Dutch", "WhatsApp-chat met {name}", True),
+    ExportName("Czech", "Chat WhatsApp s uživatelem {name}", True),
+    ExportName("Russian", "Чат WhatsApp с контактом {name}", True),
+    ExportName("Russian (group)", "Чат WhatsApp с группой {name}", False),
+    ExportName("Russian (short)", "Чат WhatsApp с {name}", False),
+    ExportName("Spanish", "Chat de WhatsApp con {name}", False),
+    ExportName("Portuguese", "Conversa do WhatsApp com {name}", False),
+    ExportName("French", "Discussion WhatsApp avec {name}", False),
+    ExportName("Italian", "Chat WhatsApp con {name}", False),
+    ExportName("Swedish", "WhatsApp-chatt med {name}", False),
+    ExportName("Danish, Norwegian", "WhatsApp-chat med {name}", False),
+    ExportName("Polish", "Czat WhatsApp z {name}", False),
+    ExportName("Ukrainian", "Чат WhatsApp з {name}", False),
+    ExportName("Romanian", "Conversație WhatsApp cu {name}", False),
+    ExportName("Greek", "Συνομιλία WhatsApp με {name}", False),
+    ExportName("Turkish", "{name} ile WhatsApp Sohbeti", False),
+    ExportName("Arabic", "دردشة WhatsApp مع {name}", False),
+    ExportName("Persian", "گفتگوی WhatsApp با {name}", False),
+    ExportName("Hebrew", "צ'אט WhatsApp עם {name}", False),
+    ExportName("Hindi", "{name} के साथ WhatsApp चैट", False),
+    ExportName("Indonesian", "Chat WhatsApp dengan {name}", False),
+    ExportName("Malay", "Sembang WhatsApp dengan {name}", False),
+    ExportName("Vietnamese", "Đoạn chat WhatsApp với {name}", False),
+    ExportName("Thai", "แชท WhatsApp กับ {name}", False),
+    ExportName("Japanese", "{name}とのWhatsAppトーク", False),
+    ExportName("Chinese (simplified)", "与{name}的WhatsApp聊天", False),
+    ExportName("Chinese (traditional)", "與{name}的WhatsApp對話", False),
+)
+_EXPORT_PATTERNS = tuple(n.pattern for n in WHATSAPP_EXPORT_NAMES)
+# Earlier phones wrote the English words in other locales too: `WhatsApp Chat con NAME`.
+_ENGLISH_SHAPED = re.compile(
+    r"WhatsApp[ -]Chat\s+(?:with|mit|met|med|con|com|avec|z|s|[-–])\s+(?P<name>.+)\Z", re.IGNORECASE
+)
+_COPY_NUMBER = re.compile(r"\s*\(\d{1,3}\)\Z")  # a second download: `… Raj (1).txt`
+_INVISIBLE_MARKS = dict.fromkeys(
+    map(ord, "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
+)
+
+
+def whatsapp_chat_name(stem: str) -> str | None:
+    """The chat's name in a WhatsApp export's file name (without its extension), in any
+    language of WHATSAPP_EXPORT_NAMES: `Чат WhatsApp с контактом Анна` → `Анна`; else None."""
+    plain = _COPY_NUMBER.sub("", unicodedata.normalize("NFC", stem.translate(_INVISIBLE_MARKS)))
+    plain = " ".join(plain.split())
+    for pattern in (*_EXPORT_PATTERNS, _ENGLISH_SHAPED):
+        named = pattern.search(plain)  # a renamed copy may have words before
+        if named and named["name"].strip():
+            return named["name"].strip()
+    return None
