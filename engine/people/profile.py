@@ -19,6 +19,7 @@ NOT_CONVERSATIONS = frozenset({"contact"})
 _DATE_STEM = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
 # Stems that say nothing of the conversation: the export's own file names.
 _GENERIC_STEMS = frozenset({"result", "messages", "message_1", "_chat", "chat", "index"})
+_ARCHIVE_FOLDER = re.compile(r"\.zip!\Z", re.IGNORECASE)  # a member's: `<archive>!/<member>`
 
 
 def person_of(group: Sequence[Sighting], curated: Sequence[Person]) -> Person:
@@ -132,9 +133,10 @@ def latest_conversations(data: Sequence[Sighting]) -> tuple[Conversation, ...]:
 
 def conversation_title(source_file: str) -> str:
     """A readable title for a file: its stem; for a day file of a chat export
-    (`general/2024-05-01.json`) or an export's generic name (`result.json`), its folder."""
+    (`general/2024-05-01.json`) or an export's generic name (`result.json`), its folder; an
+    archive's without `.zip!` (`Chat - Crew.zip!/_chat.txt` → `Chat - Crew`)."""
     path: PurePath = PureWindowsPath(source_file) if "\\" in source_file else PurePath(source_file)
-    stem, folder = path.stem, path.parent.name
+    stem, folder = path.stem, _ARCHIVE_FOLDER.sub("", path.parent.name)
     if _DATE_STEM.match(stem) and folder:
         return f"{folder} {stem}"
     if stem.lower() in _GENERIC_STEMS and folder:
