@@ -180,7 +180,8 @@ def _unread(text: str) -> ExtractError:
 
 def _problem(line: Line, exc: ValueError) -> str:
     reason = str(exc) if isinstance(exc, UnreadDate) else "no such date or time"
-    return f"line {line.number}: {reason} ('{line.head.written}')"
+    written = line.head.written.translate(_INVISIBLE).strip(" []-–\u00a0\u202f")
+    return f"line {line.number}: {reason} ('{written}')"
 
 
 def extract_whatsapp(data: bytes, path: PurePath) -> Extraction:

@@ -52,15 +52,16 @@ _TIME = (
     rf"(?:[:.](?P<second>\d{{2}}))?(?:\s*(?P<post>{_MARK}))?"
 )
 _SEP = r"(?:\s*,\s*|\s+|(?<=日))"
-_SHAPES = tuple(
-    re.compile(shape, re.IGNORECASE)
-    for shape in (
-        rf"\[{_DATE}{_SEP}{_TIME}\] ?",  # iOS: [27/03/2022, 21:41:35] Name: text
-        rf"\[{_TIME}{_SEP}{_DATE}\] ?",  # iOS, time first: [14:56:01, 3/18/22]
-        rf"{_DATE}{_SEP}{_TIME}\s*[-–](?:\s|\Z)",  # Android: 27/03/2022, 21:41 - Name: text
-        rf"{_TIME}{_SEP}{_DATE}\s*[-–](?:\s|\Z)",
-    )
+_IOS = (  # [27/03/2022, 21:41:35] Name: text, or the time first: [14:56:01, 3/18/22]
+    re.compile(rf"\[{_DATE}{_SEP}{_TIME}\] ?", re.IGNORECASE),
+    re.compile(rf"\[{_TIME}{_SEP}{_DATE}\] ?", re.IGNORECASE),
 )
+_ANDROID = (  # 27/03/2022, 21:41 - Name: text, or the time first
+    re.compile(rf"{_DATE}{_SEP}{_TIME}\s*[-–](?:\s|\Z)", re.IGNORECASE),
+    re.compile(rf"{_TIME}{_SEP}{_DATE}\s*[-–](?:\s|\Z)", re.IGNORECASE),
+)
+_ERA_STARTS = frozenset("MTSHRmtshr明大昭平令")
+_GROUPS = ("a", "b", "c", "era", "ymd", "hour", "minute", "second", "pre", "post")
 _BUDDHIST_OFFSET = 543  # Thai years: 2565 BE is 2022
 _SOLAR_HIJRI = range(1300, 1430)  # Iran's calendar (1401 is 2022); WhatsApp began in 1388
 _LUNAR_HIJRI = range(1430, 1700)  # the Islamic calendar (1443 is 2022): not read
@@ -76,7 +77,7 @@ class Head:
     era: str  # a Japanese era ("R", "令和"), or ""
     clock: tuple[int, int, int]
     half: str  # "a", "p", or "" for a 24-hour clock
-    written: str  # the date and time as the line writes them, for a problem's message
+    written: str  # the line's head as written (marks and all), for a problem's message
 
 
 class UnreadDate(ValueError):
@@ -84,6 +85,8 @@ class UnreadDate(ValueError):
 
 
 def _plain(span: str) -> str:
+    if span.isascii():  # most heads: nothing to rewrite
+        return span
     plain = span.translate(_HEAD_PLAIN)
     if plain.isascii():
         return plain
@@ -100,8 +103,7 @@ def _original_end(span: str, kept: int) -> int:
     return len(span)
 
 
-def _half(match: re.Match[str]) -> str:
-    mark = match["pre"] or match["post"]
+def _half(mark: str | None) -> str:
     if not mark:
         return ""
     folded = mark.casefold()
@@ -111,21 +113,28 @@ def _half(match: re.Match[str]) -> str:
 def read_head(line: str) -> tuple[Head, str] | None:
     """The head of a line that starts a message, and the rest of the line as written."""
     span = line[:_HEAD_SPAN]
+    first = span.lstrip(FORMAT_MARKS)[:1]  # most lines continue a message: told at once
+    if first == "[":
+        shapes = _IOS
+    elif first.isdigit() or first in _ERA_STARTS:
+        shapes = _ANDROID
+    else:
+        return None
     plain = _plain(span)
-    match = next((m for m in (shape.match(plain) for shape in _SHAPES) if m), None)
+    match = shapes[0].match(plain) or shapes[1].match(plain)
     if match is None:
         return None
     end = match.end() if len(plain) == len(span) else _original_end(span, match.end())
-    era = match["era"] or ""
-    year_first = bool(era) or match["ymd"] == "年" or len(match["a"]) >= 3
+    a, b, c, era, ymd, hour, minute, second, pre, post = match.group(*_GROUPS)
+    year_first = bool(era) or ymd == "年" or len(a) >= 3
     head = Head(
-        fields=(int(match["a"]), int(match["b"]), int(match["c"])),
-        year_width=len(match["a"] if year_first else match["c"]),
+        fields=(int(a), int(b), int(c)),
+        year_width=len(a if year_first else c),
         year_first=year_first,
-        era=era.upper(),
-        clock=(int(match["hour"]), int(match["minute"]), int(match["second"] or 0)),
-        half=_half(match),
-        written=span[:end].translate(INVISIBLE).strip(" []-–\u00a0\u202f"),
+        era=(era or "").upper(),
+        clock=(int(hour), int(minute), int(second or 0)),
+        half=_half(pre or post),
+        written=span[:end],
     )
     return head, line[end:]
 
