@@ -295,3 +295,14 @@ def test_a_zipped_chat_is_titled_by_its_name_in_the_index_and_the_people_directo
     assert titles == {"Harbour Walk · 2022-03-18", "Harbour Walk · 2022-03-19"}
     nora = next(p for p in people if p.name == "Nora Quinn")
     assert [c.title for c in nora.conversations] == ["WhatsApp Chat - Harbour Walk"]
+
+
+def test_the_docs_list_every_file_name_of_the_table_and_which_were_seen() -> None:
+    docs = (Path(__file__).parent.parent / "docs" / "formats.md").read_text(encoding="utf-8")
+    rows = {
+        cells[2].strip("` "): cells[3].strip() == "seen"
+        for cells in (line.split("|") for line in docs.splitlines())
+        if len(cells) == 5 and "NAME" in cells[2]
+    }
+    table = {n.shape.replace("{name}", "NAME"): n.checked for n in WHATSAPP_EXPORT_NAMES}
+    assert {shape: rows.get(shape) for shape in table} == table

@@ -102,7 +102,7 @@ class ExportName:
 
     language: str
     shape: str  # as the phone writes it, `{name}` where the chat's name goes
-    checked: bool  # seen on real exports, rather than taken from WhatsApp's strings as known
+    checked: bool  # met on real exports, not only taken from WhatsApp's strings as known
 
     @property
     def pattern(self) -> re.Pattern[str]:
