@@ -39,7 +39,6 @@ from engine.extractors.whatsapp_dates import (
 )
 
 _SENDER = re.compile(r"(?P<sender>[^:]{1,80}?): (?P<text>.*)", re.DOTALL)
-_INVISIBLE = INVISIBLE
 SYSTEM_MARK = "\u200e"  # iOS starts a notice's text with it (and an attachment's)
 _ARCHIVE = re.compile(r"\.zip!\Z", re.IGNORECASE)  # a member's folder: `<archive>!/<member>`
 _OMITTED = re.compile(
@@ -97,7 +96,7 @@ def _text(body: str) -> str:
     """A message's text: left-out media dropped, named files as `[file: name]`."""
     if _PLACEHOLDER.fullmatch(body.strip()):
         return ""
-    return _ATTACHED.sub(_attached, _OMITTED.sub("", body)).translate(_INVISIBLE).strip()
+    return _ATTACHED.sub(_attached, _OMITTED.sub("", body)).translate(INVISIBLE).strip()
 
 
 def _is_notice(text: str) -> bool:
@@ -114,8 +113,8 @@ def _notice_sender(lines: list[Line]) -> str | None:
             continue
         text = said["text"]
         first_notice = index == 0 and text.startswith(SYSTEM_MARK) and not _is_media(text[1:])
-        if first_notice or _is_notice(text.translate(_INVISIBLE)):
-            return said["sender"].translate(_INVISIBLE).strip() or None
+        if first_notice or _is_notice(text.translate(INVISIBLE)):
+            return said["sender"].translate(INVISIBLE).strip() or None
     return None
 
 
@@ -131,7 +130,7 @@ def _chat_name(path: PurePath, lines: list[Line]) -> str:
     if notices:
         return notices
     if folder != path.parent.name and folder.strip():
-        return folder.translate(_INVISIBLE).strip()
+        return folder.translate(INVISIBLE).strip()
     return "WhatsApp chat"
 
 
@@ -145,7 +144,7 @@ def _is_system(said: re.Match[str] | None) -> bool:
         return True
     text = said["text"]
     marked = text.startswith(SYSTEM_MARK) and not _is_media(text[1:])
-    return marked or _is_notice(text.translate(_INVISIBLE))
+    return marked or _is_notice(text.translate(INVISIBLE))
 
 
 def _message(line: Line, how: Reading, chat: str) -> Message | None:
@@ -158,7 +157,7 @@ def _message(line: Line, how: Reading, chat: str) -> Message | None:
     when = moment(line.head, how).isoformat()
     return Message(
         when=when,
-        sender=said["sender"].translate(_INVISIBLE).strip(),
+        sender=said["sender"].translate(INVISIBLE).strip(),
         text=text,
         conversation=chat,
         location=f"line:{line.number}",
@@ -168,7 +167,7 @@ def _message(line: Line, how: Reading, chat: str) -> Message | None:
 
 def _unread(text: str) -> ExtractError:
     """The one error of a file in which no line starts in a known shape: its first line."""
-    first = next((s for s in (r.translate(_INVISIBLE).strip() for r in text.splitlines()) if s), "")
+    first = next((s for s in (r.translate(INVISIBLE).strip() for r in text.splitlines()) if s), "")
     if not first:
         return ExtractError("not a WhatsApp chat export: the file holds no text")
     quoted = first if len(first) <= _QUOTED else first[:_QUOTED] + "…"
@@ -180,7 +179,7 @@ def _unread(text: str) -> ExtractError:
 
 def _problem(line: Line, exc: ValueError) -> str:
     reason = str(exc) if isinstance(exc, UnreadDate) else "no such date or time"
-    written = line.head.written.translate(_INVISIBLE).strip(" []-–\u00a0\u202f")
+    written = line.head.written.translate(INVISIBLE).strip(" []-–\u00a0\u202f")
     return f"line {line.number}: {reason} ('{written}')"
 
 
