@@ -12,6 +12,7 @@ from engine.core import read_people
 from engine.people import has_card
 from engine.people.cards import source_label
 from engine.people.curated import people_file_errors
+from engine.people.shared import identifiers_on_several
 from engine.records import Person
 from engine.settings import Settings
 
@@ -49,6 +50,10 @@ def people_json(known: Sequence[Person], shown: Sequence[Person], settings: Sett
         "known": len(known),
         "with_card": sum(1 for p in known if has_card(p, settings)),
         "people": [{**p.as_dict(), "card": has_card(p, settings)} for p in shown],
+        "shared": [
+            {"identifier": ident, "names": list(names)}
+            for ident, names in identifiers_on_several(known)
+        ],
     }
 
 
@@ -57,6 +62,9 @@ def print_people(
 ) -> None:
     for person in shown:
         out.write(person_line(person) + "\n")
+    if everyone:
+        for ident, names in identifiers_on_several(known):
+            out.write(shared_line(ident, names) + "\n")
     more = "" if everyone or len(shown) == len(known) else "; --all lists everyone"
     out.write(f"{len(shown)} of {len(known)} known people shown{more}\n")
 
@@ -70,6 +78,14 @@ def person_line(person: Person) -> str:
     if person.curated:
         parts.append("in the people file")
     return f"{person.name:<{NAME_WIDTH}} {' · '.join(parts)}"
+
+
+def shared_line(ident: str, names: Sequence[str]) -> str:
+    """ "support@acme.example   shared by 3 names: Jane Doe, Tom Hill, Acme Support, not used
+    to join" """
+    return (
+        f"{ident:<{NAME_WIDTH}} shared by {len(names)} names: {', '.join(names)}, not used to join"
+    )
 
 
 def _warn(message: str) -> None:

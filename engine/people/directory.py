@@ -23,14 +23,17 @@ from engine.people.normalise import (
     normalise_phone,
     phone_digits,
     slugify,
+    via_sender,
 )
 from engine.people.profile import NOT_CONVERSATIONS, person_of
 from engine.people.resolve import Sighting, resolve
+from engine.people.shared import shared_identifiers
 from engine.records import Mention, Person
 from engine.settings import Settings
 
-# A mention's names, identifiers, the people-file entries splitting it off, its name keys.
-Shape = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[str, ...]]
+# A mention's names, identifiers, the people-file entries splitting it off, its name keys,
+# the identifiers it holds without joining.
+Shape = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[str, ...], tuple[str, ...]]
 SEEN_WITH = 5  # people a card lists as seen with most
 CROWD = 50  # a file naming more people than this (a big channel) says little of who is close
 
@@ -46,8 +49,9 @@ def build_directory(
     code = "".join(c for c in settings.people.country_code if c.isdigit())
     code = code or dominant_country_code(_phones(mentions, curated))
     sightings = _sightings(mentions, curated, code)
-    groups = [g for g in resolve(sightings) if not _hidden(g, sightings, curated)]
-    people = [person_of([sightings[i] for i in g], curated) for g in groups]
+    shared = shared_identifiers(sightings)
+    groups = [g for g in resolve(sightings, shared) if not _hidden(g, sightings, curated)]
+    people = [person_of([sightings[i] for i in g], curated, shared) for g in groups]
     people = _with_seen_with(_with_slugs(people), [[sightings[i] for i in g] for g in groups])
     return sorted(_with_first_names(people, settings), key=_directory_order)
 
@@ -119,22 +123,26 @@ def _sightings(
         shape = (m.name, m.aliases, m.emails, m.phones, m.handles)
         if shape not in shapes:
             shapes[shape] = _normalised(m, splits, code)
-        names, ids, split_of, keys = shapes[shape]
+        names, ids, split_of, keys, held = shapes[shape]
         out.append(
             Sighting(source_file, source_type, names, ids, m.org, m.role, max(m.count, 0),
-                     m.first, m.last, -1, split_of, keys)
+                     m.first, m.last, -1, split_of, keys, held)
         )  # fmt: skip
     return out
 
 
 def _normalised(m: Mention, splits: dict[str, set[int]], code: str) -> Shape:
-    """A mention's names, identifiers, the people-file entries whose `not` names it, and
-    its names as compared."""
-    names, found = _split_names((m.name, *m.aliases), code)
-    ids = _mention_ids(m, found, code)
+    """A mention's names, identifiers, the people-file entries whose `not` names it, its
+    names as compared, and the identifiers it holds without joining: a sender "via" a
+    group (Google Groups' "'Ann Lee' via Oslo Runners") is Ann Lee at the group's address."""
+    sender = via_sender(m.name)
+    names, found = _split_names((sender or m.name, *m.aliases), code)
+    ids = _mention_ids(replace(m, emails=()) if sender else m, found, code)
+    held = _identifiers(m.emails, (), (), code) if sender else []
+    held = [i for i in held if i not in ids]
     split_of = sorted({c for k in (*ids, *map(name_key, names)) for c in splits.get(k, ())})
     keys = tuple(k for k in map(name_key, names) if k)
-    return tuple(names), tuple(ids), tuple(split_of), keys
+    return tuple(names), tuple(ids), tuple(split_of), keys, tuple(held)
 
 
 def _seed(index: int, person: Person, code: str) -> Sighting:

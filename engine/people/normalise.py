@@ -22,6 +22,10 @@ _PHONE_DIGITS = re.compile(r"\d+")
 # (Priya Raman (Heliotrope)): the first is an alias, the second no name at all.
 _NICKNAME = re.compile(r"^(?P<before>.*?\S)\s*[\"“”'](?P<nick>[^\"“”']+)[\"“”']\s*(?P<after>.*)$")
 _REMARK = re.compile(r"\s*\([^()]*\)")
+# A sender as a group or a service writes them ("'Ann Lee' via Oslo Runners", Google Groups;
+# "Ann Lee via LinkedIn"): the sender is Ann Lee, the address is the group's.
+_VIA = re.compile(r"^(?P<sender>.*?\S)\s+via\s+(?P<group>\S.*)$")
+_QUOTES = "\"'“”‘’ "
 # ITU country calling codes are prefix-free: 1 and 7 are the one-digit codes, these the
 # two-digit ones; every other code has three digits.
 _TWO_DIGIT_CODES = frozenset(
@@ -75,6 +79,17 @@ def nickname_split(name: str) -> tuple[str, ...]:
     if not found or not found["nick"].strip():
         return (plain,)
     return (f"{found['before']} {found['after']}".strip(), found["nick"].strip())
+
+
+@lru_cache(maxsize=CACHED)
+def via_sender(name: str) -> str | None:
+    """The sender of a name a group or a service wrote for them ("'Ann Lee' via Oslo
+    Runners" → "Ann Lee"); None when the name is no such thing."""
+    found = _VIA.match(name.strip())
+    if not found:
+        return None
+    sender = found["sender"].strip(_QUOTES)
+    return sender or None
 
 
 def slugify(name: str) -> str:

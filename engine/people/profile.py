@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from pathlib import PurePath, PureWindowsPath
 
@@ -22,12 +23,18 @@ _GENERIC_STEMS = frozenset({"result", "messages", "message_1", "_chat", "chat", 
 _ARCHIVE_FOLDER = re.compile(r"\.zip!\Z", re.IGNORECASE)  # a member's: `<archive>!/<member>`
 
 
-def person_of(group: Sequence[Sighting], curated: Sequence[Person]) -> Person:
-    """The person a group of sightings is (the slug is set later, over the whole directory)."""
+def person_of(
+    group: Sequence[Sighting], curated: Sequence[Person], shared: AbstractSet[str] = frozenset()
+) -> Person:
+    """The person a group of sightings is (the slug is set later, over the whole directory);
+    the identifiers others carry too (`shared`, a group's address) come after their own."""
     data = [s for s in group if s.curated < 0]
     entries = [curated[s.curated] for s in group if s.curated >= 0]
     name, aliases = _names(data, entries)
-    ids = _ranked((i, max(s.count, 1)) for s in data for i in s.ids)
+    ranked = _ranked((i, max(s.count, 1)) for s in data for i in (*s.ids, *s.held))
+    kept = {i for s in group if s.curated >= 0 for i in s.ids}  # the people file's
+    loose = {*shared, *(i for s in data for i in s.held)} - kept
+    ids = [i for i in ranked if i not in loose] + [i for i in ranked if i in loose]
     ids += _ranked((i, 1) for s in group if s.curated >= 0 for i in s.ids)
     person = Person(
         name=name,

@@ -1,10 +1,13 @@
 """Who is who: the mentions of every file grouped into people by rules that never guess.
 
 The rules, in order (docs/people.md, "How mentions become one person"):
-1. the same email address, phone number or handle is the same person;
+1. the same email address, phone number or handle is the same person, unless names of
+   more than one person carry it (a mailing list, a family phone: `shared_identifiers`)
+   or it is a group's address a sender wrote "via" (`Sighting.held`); the people file's
+   own identifiers always join;
 2. the same full name (two words or more, case and accents aside) is the same person when
-   the organisations of its groups agree (the same one, by its first word: `org_key`, or
-   one side naming none; organisations compare only within one source type): two
+   the organisations of its groups agree (the same whole name or email domain: `org_keys`,
+   or one side naming none; organisations compare only within one source type): two
    organisations' people of one name stay apart, and so does anyone else of that name;
 3. a name equal to a curated name (a contact's name or nickname, a people note's aliases, the
    people file's names and aliases) of exactly one person joins them, when no one else
@@ -21,17 +24,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.people.normalise import CACHED, name_key, name_tokens
+from engine.people.orgs import org_keys
+from engine.people.shared import names_conflict
 
 CURATED_ROLES = frozenset({"contact", "note", "curated"})
-_ORG_FILLER = frozenset({"the"})
-
-
-@lru_cache(maxsize=CACHED)
-def org_key(org: str) -> str:
-    """An organisation by its first word, case and accents aside: a contact's "Heliotrope AS"
-    and the Slack workspace "heliotrope" are one organisation."""
-    words = [w for w in name_tokens(org) if w not in _ORG_FILLER]
-    return words[0] if words else ""
 
 
 @dataclass(slots=True)  # not frozen: a hundred thousand are made per build; none is changed
@@ -52,6 +48,7 @@ class Sighting:
     split_of: tuple[int, ...] = ()  # the curated entries whose `not` names this sighting
 
     keys: tuple[str, ...] = ()  # the names as compared (`name_key`); worked out if not given
+    held: tuple[str, ...] = ()  # identifiers kept but never joining: a group's, "X via Group"
 
     def __post_init__(self) -> None:
         if not self.keys and self.names:
@@ -105,20 +102,36 @@ class Groups:
         return list(groups.values())
 
 
-def resolve(sightings: Sequence[Sighting]) -> list[list[int]]:
-    """The sightings grouped into people (indices into `sightings`)."""
+def resolve(sightings: Sequence[Sighting], shared: frozenset[str] = frozenset()) -> list[list[int]]:
+    """The sightings grouped into people (indices into `sightings`); the `shared`
+    identifiers (`engine.people.shared.shared_identifiers`) join no one."""
     groups = Groups(sightings)
-    _join_identifiers(groups, sightings)
+    _join_identifiers(groups, sightings, shared)
     _join_full_names(groups, sightings)
     _join_curated_names(groups, sightings)
     return groups.members()
 
 
-def _join_identifiers(groups: Groups, sightings: Sequence[Sighting]) -> None:
+def _join_identifiers(
+    groups: Groups, sightings: Sequence[Sighting], shared: frozenset[str]
+) -> None:
+    """Rule 1: each identifier no names of two people share joins its carriers. A shared or
+    held one the people file gives a person joins them those of its carriers who could be
+    them (Per Berg on the family phone the file gives Anna Berg stays Per)."""
+    seeds: dict[str, list[int]] = defaultdict(list)
+    for i, sighting in enumerate(sightings):
+        if sighting.curated >= 0:
+            for ident in sighting.ids:
+                seeds[ident].append(i)
     seen: dict[str, int] = {}
     for i, sighting in enumerate(sightings):
         for ident in sighting.ids:
-            groups.union(seen.setdefault(ident, i), i)
+            if ident not in shared:
+                groups.union(seen.setdefault(ident, i), i)
+        for ident in (*(x for x in sighting.ids if x in shared), *sighting.held):
+            for seed in seeds.get(ident, ()):
+                if not names_conflict((sightings[seed].keys, sighting.keys)):
+                    groups.union(seed, i)
 
 
 Orgs = dict[str, set[str]]  # source type → the organisations it names a group by
@@ -129,9 +142,16 @@ def _group_orgs(groups: Groups, sightings: Sequence[Sighting]) -> dict[int, Orgs
     company are not comparable, two Slack workspaces (or two companies) are."""
     orgs: dict[int, Orgs] = defaultdict(lambda: defaultdict(set))
     for i, sighting in enumerate(sightings):
-        if sighting.curated < 0 and org_key(sighting.org):
-            orgs[groups.find(i)][sighting.source_type].add(org_key(sighting.org))
+        if sighting.curated < 0 and sighting.org:
+            keys = _sighting_orgs(sighting.org, sighting.ids)
+            if keys:
+                orgs[groups.find(i)][sighting.source_type] |= keys
     return orgs
+
+
+@lru_cache(maxsize=CACHED)
+def _sighting_orgs(org: str, ids: tuple[str, ...]) -> frozenset[str]:
+    return org_keys(org, (i[len("email:") :] for i in ids if i.startswith("email:")))
 
 
 def compatible(a: Orgs, b: Orgs) -> bool:
