@@ -12,8 +12,9 @@ goes through `post_json`, which holds it to:
   user's text) goes to the configured host only;
 - no compression (`Accept-Encoding: identity`), so no decompression bomb.
 
-`parse_json` reads an answer with a nesting limit (`MAX_DEPTH`) and without the NaN and
-Infinity literals; `finite_number` is the check every score and vector value passes.
+`parse_json` reads an answer with a nesting limit (`MAX_DEPTH`, checked first by one linear
+pass in bounded steps, engine/jsonscan.py), under the caller's deadline, and without the NaN
+and Infinity literals; `finite_number` is the check every score and vector value passes.
 
 The standard library's `http.client`, because it hands over the socket the watchdog needs;
 httpx has per-operation timeouts and no size cap, which would need the same watchdog and
@@ -27,23 +28,21 @@ import base64
 import http.client
 import json
 import math
-import re
 import socket
 import threading
+import time
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Any
 from urllib.parse import SplitResult, unquote, urlsplit
+
+from engine import jsonscan
 
 MAX_DEPTH = 32  # JSON nesting; every answer Memex reads needs 4
 ERROR_BYTES = 16 * 1024  # read of an error answer
 READ_BYTES = 64 * 1024  # one read
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0"})
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
-_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
 class NetError(Exception):
@@ -259,12 +258,21 @@ def _shutdown(fd: int) -> None:
         pass  # already closed
 
 
-def parse_json(raw: bytes) -> Any:
+def parse_json(raw: bytes, *, ends: float | None = None) -> Any:
     """The JSON value of `raw`; BadAnswer if it is not JSON, is nested deeper than
-    `MAX_DEPTH` or holds NaN/Infinity (JSON has no such numbers)."""
-    if nested_deeper(raw, MAX_DEPTH):
-        raise BadAnswer(f"an answer nested deeper than {MAX_DEPTH} levels")
+    `MAX_DEPTH` or holds NaN/Infinity (JSON has no such numbers); TimedOut if the clock
+    (`time.monotonic`) passes `ends` while it is read."""
     try:
+        shape = jsonscan.scan(raw, limit=MAX_DEPTH, ends=ends)
+    except jsonscan.DeadlinePassed:
+        raise TimedOut("no answer read within the deadline") from None
+    if shape.deepest > MAX_DEPTH:
+        raise BadAnswer(f"an answer nested deeper than {MAX_DEPTH} levels")
+    if not shape.closed:
+        raise BadAnswer("an answer that is not JSON (a string never closed)")
+    if ends is not None and time.monotonic() > ends:
+        raise TimedOut("no answer read within the deadline")
+    try:  # linear once the scan has bounded the nesting
         return json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         raise BadAnswer("an answer that is not JSON") from None
@@ -272,11 +280,8 @@ def parse_json(raw: bytes) -> Any:
 
 def nested_deeper(raw: bytes, limit: int) -> bool:
     """True if arrays and objects in `raw` nest deeper than `limit` (brackets inside strings
-    do not count); linear, without recursion."""
-    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKET)
-    if brackets.count(b"[") + brackets.count(b"{") <= limit:
-        return False  # too few openers to nest that deep
-    return max(accumulate(map(_STEP.__getitem__, brackets))) > limit
+    do not count); one linear pass (engine/jsonscan.py)."""
+    return jsonscan.scan(raw, limit=limit).deepest > limit
 
 
 def _no_constant(name: str) -> Any:

@@ -250,13 +250,14 @@ class OpenAIEmbedder:
     def _attempt(self, payload: dict[str, Any], seconds: float, cap: int) -> Any:
         """One request; its JSON, or _Retryable, or EmbedderError."""
         headers = {"Authorization": f"Bearer {self._key or LOCAL_PLACEHOLDER_KEY}"}
+        ends = time.monotonic() + seconds  # reading the answer is within it too
         try:
             reply = net.post_json(
                 self._url, payload, headers=headers, deadline=seconds, max_bytes=cap
             )
             if reply.status >= 300:
                 raise self._status_error(reply)
-            return net.parse_json(reply.body)
+            return net.parse_json(reply.body, ends=ends)
         except net.NetError as exc:
             if exc.retryable:
                 said = f"cannot reach the embedding server at {self.base_url} ({exc})"

@@ -155,11 +155,12 @@ class HttpReranker:
 
     def _send(self, body: dict[str, Any], seconds: float, cap: int) -> Any:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        ends = time.monotonic() + seconds  # reading the answer is within it too
         try:
             reply = net.post_json(self.url, body, headers=headers, deadline=seconds, max_bytes=cap)
             if reply.status >= 300:
                 raise self._status_error(reply)
-            return net.parse_json(reply.body)
+            return net.parse_json(reply.body, ends=ends)
         except net.NetError as exc:
             said = self._masked(f"the re-rank server at {self.url} sent {exc}")
             if exc.retryable:
