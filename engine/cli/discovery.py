@@ -28,6 +28,8 @@ def write_exports(told: Sequence[Export], discovery: Discovery, files: int, out:
         out.write(f"{shown(export.folder)}: {export.describe()}\n")
     for root in discovery.unlisted_roots:
         out.write(f"not looked at: {shown(root.root)} {root.reason}\n")
+    for path, problem in discovery.problems:  # archives refused, files a check failed on
+        out.write(f"not read: {shown(Path(path))}: {problem}\n")
     skipped = skipped_summary(discovery)
     if skipped:
         out.write(f"skipped: {skipped}\n")

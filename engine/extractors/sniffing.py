@@ -19,7 +19,12 @@ from dataclasses import dataclass
 HEAD_BYTES = 4096
 SiblingCheck = Callable[[str], bool]
 RecogniserTest = Callable[[str, bytes, SiblingCheck], bool]
-_JSON_KEY = re.compile(r'"((?:[^"\\]|\\.){1,64})"\s*:')
+# One JSON string from its opening quote: its body, its closing quote (absent when the text
+# ends inside it) and the colon that makes it a key. Matched left to right, each string
+# whole, so a quote inside a string never opens one; possessive, so an unclosed string
+# costs one pass.
+_JSON_STRING = re.compile(r'"((?:[^"\\]|\\.)*+)(")?(\s*:)?', re.DOTALL)
+MAX_KEY_CHARS = 256  # longer keys are no key a recogniser asks about
 
 
 @dataclass(frozen=True)
@@ -50,8 +55,17 @@ def head_lines(head: bytes) -> list[str]:
 
 
 def json_keys(text: str) -> set[str]:
-    """The object keys named in a piece of JSON text, even one cut short."""
-    return {json.loads(f'"{match}"') for match in _JSON_KEY.findall(text)}
+    """The object keys named in a piece of JSON text, even one cut short or not JSON at all:
+    never an exception. A key whose escapes cannot be read is left out."""
+    keys: set[str] = set()
+    for match in _JSON_STRING.finditer(text):
+        body, closed, colon = match.groups()
+        if closed and colon and len(body) <= MAX_KEY_CHARS:
+            try:
+                keys.add(json.loads(f'"{body}"', strict=False))  # raw control characters too
+            except ValueError:  # a bad escape (`\x`, a `\u` cut short)
+                continue
+    return keys
 
 
 def no_siblings(relative: str) -> bool:

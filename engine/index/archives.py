@@ -37,6 +37,9 @@ MAX_RATIO = 200  # uncompressed / compressed size of one member beyond which it 
 RATIO_FLOOR = 1 * 2**20  # members smaller than this are never a bomb, whatever their ratio
 OPEN_ARCHIVES = 4  # archives kept open by one reader
 
+NOT_A_ZIP = "not a readable zip archive (damaged, cut short, or no zip at all)"
+UNSUPPORTED = "is compressed in a way Memex cannot read (only stored, deflate, bzip2, lzma)"
+DAMAGED_MEMBER = "cannot be read from its archive: its bytes there are damaged or cut short"
 _MEMBER = re.compile(r"\.zip!(?=[/\\])", re.IGNORECASE)
 
 
@@ -97,8 +100,10 @@ def list_archive(path: Path) -> Listing:
     try:
         with zipfile.ZipFile(path) as archive:
             infos = archive.infolist()
-    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
-        return _unreadable(path, f"not a readable zip archive ({exc}); nothing in it was read")
+    except OSError as exc:
+        return _unreadable(path, f"cannot be opened ({exc.strerror or 'an input/output error'})")
+    except Exception:  # the per-file boundary: whatever its bytes make zipfile raise
+        return _unreadable(path, f"{NOT_A_ZIP}; nothing in it was read")
     files = [i for i in infos if not i.is_dir()]
     if len(files) > MAX_MEMBERS:
         return _unreadable(path, f"holds {len(files)} files, more than {MAX_MEMBERS}; not read")
@@ -139,8 +144,10 @@ class Archives:
         if held is None:
             try:
                 held = (stamp, zipfile.ZipFile(path))
-            except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
-                raise ExtractError(f"not a readable zip archive ({exc})") from None
+            except OSError:
+                raise
+            except Exception:  # the per-file boundary: whatever its bytes make zipfile raise
+                raise ExtractError(f"its archive is {NOT_A_ZIP}") from None
             self._names[path] = frozenset(held[1].namelist())
         self._open[path] = held
         while len(self._open) > self._keep:
@@ -167,8 +174,10 @@ class Archives:
         try:
             with zipped.open(info) as handle:
                 data = handle.read(limit + 1)
-        except (zipfile.BadZipFile, EOFError, OSError, RuntimeError) as exc:  # CRC, truncation
-            raise ExtractError(f"cannot be read from its archive ({exc})") from None
+        except NotImplementedError:  # a compression method zipfile lacks (Deflate64, PPMd…)
+            raise ExtractError(UNSUPPORTED) from None
+        except Exception:  # a CRC mismatch, a member cut short, a damaged header
+            raise ExtractError(DAMAGED_MEMBER) from None
         if len(data) > limit:
             raise ExtractError(f"file is larger than {limit} bytes")
         return data
@@ -185,7 +194,7 @@ class Archives:
                 return b""
             with zipped.open(info) as handle:
                 return handle.read(size)
-        except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, KeyError, ExtractError):
+        except Exception:  # the per-file boundary: a head that cannot be read is empty
             return b""
 
     def read_file(self, path: Path, limit: int) -> bytes:
@@ -200,7 +209,7 @@ class Archives:
         archive, name = where
         try:
             self._archive(archive)
-        except (OSError, ExtractError):
+        except (OSError, ExtractError):  # `_archive` raises nothing else
             return False
         return name in self._names.get(archive, frozenset())
 

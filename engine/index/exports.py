@@ -48,7 +48,7 @@ def _listing(folder: Path, name: str, max_bytes: int) -> list[object]:
     archives = Archives()  # an export still in its .zip: `<archive>!/users.json`
     try:
         data = json.loads(archives.read_file(folder / name, max_bytes))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # ValueError: ExtractError, bad JSON
         return []
     finally:
         archives.close()

@@ -31,8 +31,9 @@ from engine.extractors.mentions import merge_mentions
 from engine.index.archives import Archives
 from engine.index.counts import RunCounts as RunCounts  # where runs and tests import it
 from engine.index.embedding import VectorPhase, VectorTables, VectorTarget
+from engine.index.failures import failure_message
 from engine.index.routes import Found
-from engine.index.siblings import Resolved, SiblingFiles
+from engine.index.siblings import NONE, Resolved, SiblingFiles
 from engine.records import Chunk, ChunkId, IndexStats, Mention
 from engine.settings import Settings
 from engine.store import db, people, vectors
@@ -172,7 +173,11 @@ class Indexer:
         path = str(found.path)
         if not is_clean(path):  # bytes that are not UTF-8 in its name: no row can hold it
             return self._unnamable(path)
-        beside = self.siblings.of(found)
+        try:
+            beside = self.siblings.of(found)
+        except Exception as exc:  # the files beside it are read within its boundary too
+            self.run.files += 1
+            return self._record_failure(found, NONE, exc)
         if not force and self._unchanged(found, beside):
             self.run.skipped += 1
             return FileOutcome(path, Action.UNCHANGED)
@@ -181,15 +186,24 @@ class Indexer:
             made = self._extract(found, beside)
         except Exception as exc:  # whatever a read or a parser raises is this file's error only
             return self._record_failure(found, beside, exc)
-        chunks, problems, notes = made.chunks, made.problems, made.notes
-        if not chunks and not problems:  # a heading alone, front matter, blank lines
-            notes = [*notes, NO_TEXT]
-        self.run.notes += [(path, note) for note in notes]
+        return self._store(found, beside, made)
+
+    def _store(self, found: Found, beside: Resolved, made: Extracted) -> FileOutcome:
+        """Store what a file gave and tell its problems; a value of it that cannot be stored
+        is its error (rolled back), as a read or a parser's would be."""
+        path, chunks, problems = str(found.path), made.chunks, made.problems
         error = _joined(problems) if problems else None
+        try:
+            new, gone = self._apply(found, beside, made, error)
+        except apsw.Error:  # the index's own trouble (a full disk, damage): the run's
+            raise
+        except Exception as exc:  # within the file's boundary: its error, the run goes on
+            return self._record_failure(found, beside, exc)
+        notes = made.notes if chunks or problems else [*made.notes, NO_TEXT]  # a heading alone
+        self.run.notes += [(path, note) for note in notes]
         message = f"{len(problems)} problem(s): {error}" if problems else ""
         if message:
             self.report(path, message)
-        new, gone = self._apply(found, beside, made, error)
         message = message or (NO_TEXT if not chunks else "")  # told, not an error
         return FileOutcome(path, Action.INDEXED, new, gone, len(chunks) - new, message)
 
@@ -219,11 +233,7 @@ class Indexer:
         refused keeps them: the same bytes (and siblings) give the same verdict until the
         file (or a sibling) changes.
         """
-        text = str(exc)
-        if isinstance(exc, ExtractError) and text:
-            message = text
-        else:  # an unexpected exception: its type says what went wrong when its text does not
-            message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        message = failure_message(found, exc)
         self.report(str(found.path), message)
         if isinstance(exc, OSError):  # size -1 matches no file: retried on the next run
             found = Found(found.path, found.root, found.relative, found.source_type, -1.0, -1)

@@ -8,6 +8,11 @@ it is of no known format (`Verdict`) is known from an earlier run with the same 
 size; then at most `HEAD_BYTES` of it are read. A verdict also keeps the folders whose
 listing the recognisers consulted (a Slack day file without `users.json` beside its channel
 folder), so a file arriving beside it gets the file read again.
+
+Recognising is inside the per-file boundary: a recogniser whose check raises on a file's
+bytes says no for that file (the others are still asked), and the file gets one problem in
+words (`Sniffer.problems`, told as an error of the run) and no verdict, so it is checked
+again, and told again, on the next run. No file's bytes stop a walk.
 """
 
 from __future__ import annotations
@@ -23,10 +28,11 @@ from pathlib import Path
 import apsw
 
 from engine.extractors.recognisers import CONTENT_TYPES, SUFFIXES
-from engine.extractors.sniffing import HEAD_BYTES, Recogniser
+from engine.extractors.sniffing import HEAD_BYTES, Recogniser, SiblingCheck
 from engine.index import archives as archive_files
 from engine.index.archives import Archives
 from engine.settings import Settings
+from engine.sources import source_type as declared_type
 from engine.store import db
 from engine.store.sql import state as state_sql
 from engine.store.sql import verdicts as verdicts_sql
@@ -215,22 +221,64 @@ class SiblingCache:
         return all(self.folder_mtime(folder) == mtime for folder, mtime in folders)
 
 
+@dataclass(frozen=True)
+class Recognition:
+    """What the recognisers made of one file: the type that claims it (None: none does),
+    the bytes read, the folders (with their mtimes) whose listing they consulted, and the
+    types whose check failed on it (each taken as a no)."""
+
+    found: str | None
+    read: int
+    folders: tuple[tuple[str, float], ...] = ()
+    failed: tuple[str, ...] = ()
+
+
+def _head(path: Path, pairs: Sequence[tuple[str, Recogniser]], siblings: SiblingCache) -> bytes:
+    if not any(r.reads_head for _, r in pairs):
+        return b""
+    inside = archive_files.split(path) is not None
+    return siblings.archives.head(path, HEAD_BYTES) if inside else read_head(path)
+
+
+def _claims(recogniser: Recogniser, name: str, head: bytes, exists: SiblingCheck) -> bool | None:
+    """Whether a recogniser claims the file; None when its check raised on these bytes."""
+    try:
+        return bool(recogniser.test(name, head, exists))
+    except Exception:  # the per-file boundary: one check's fault is a "no" for this file only
+        return None
+
+
 def recognise_file(
     path: Path, pairs: Sequence[tuple[str, Recogniser]], siblings: SiblingCache
-) -> tuple[str | None, int, tuple[tuple[str, float], ...]]:
-    """The first of these types whose recogniser claims the file, or None; the bytes read;
-    the folders (with their mtimes) whose listing the recognisers consulted."""
-    head = b""
-    if any(r.reads_head for _, r in pairs):
-        inside = archive_files.split(path) is not None
-        head = siblings.archives.head(path, HEAD_BYTES) if inside else read_head(path)
+) -> Recognition:
+    """The first of these types whose recogniser claims the file, asked in order; a
+    recogniser whose check raises says no (named in `failed`) and the others are asked."""
+    head = _head(path, pairs, siblings)
     consulted: set[str] = set()
     exists = siblings.check(path.parent, consulted)
-    found = next(
-        (kind for kind, recogniser in pairs if recogniser.test(path.name, head, exists)), None
-    )
+    found: str | None = None
+    failed: list[str] = []
+    for kind, recogniser in pairs:
+        claims = _claims(recogniser, path.name, head, exists)
+        if claims is None:
+            failed.append(kind)
+        elif claims:
+            found = kind
+            break
     folders = tuple((folder, siblings.folder_mtime(folder)) for folder in sorted(consulted))
-    return found, len(head), folders
+    return Recognition(found, len(head), folders, tuple(failed))
+
+
+def check_failed(failed: Sequence[str], found: str | None) -> str:
+    """A file some recognisers' checks failed on, in words: which, and what became of it."""
+    labels = " or ".join(dict.fromkeys(_label(kind) for kind in failed)) or "any format"
+    outcome = f"it was read as {_label(found)}" if found else "it was left out"
+    return f"could not be checked for {labels} (Memex failed on its first bytes); {outcome}"
+
+
+def _label(kind: str) -> str:
+    declared = declared_type(kind)
+    return declared.label if declared else kind
 
 
 @dataclass
@@ -307,12 +355,26 @@ class Sniffer:
             or (verdict.mtime, verdict.size) != (mtime, size)
             or not (self.siblings.unchanged(verdict.folders))
         ):
-            found, read, folders = recognise_file(path, pairs, self.siblings)
-            self.skipped.read_files += 1
-            self.skipped.read_bytes += read
-            if found is not None:
-                return found
-            verdict = Verdict(str(path), mtime, size, folders)
+            recognition = self.recognise(path, pairs)
+            if recognition.found is not None:
+                return recognition.found
+            if recognition.failed:  # no verdict: checked, and told, again on every run
+                self.skipped.unknown += 1
+                return None
+            verdict = Verdict(str(path), mtime, size, recognition.folders)
         self.skipped.unknown += 1
         self.verdicts.append(verdict)
         return None
+
+    def recognise(self, path: Path, pairs: Sequence[tuple[str, Recogniser]]) -> Recognition:
+        """Read the file's head and ask the recognisers; whatever fails on its bytes is one
+        problem of this file (`problems`), never the walk's."""
+        try:
+            recognition = recognise_file(path, pairs, self.siblings)
+        except Exception:  # the head's read or a sibling check: none of the checks held
+            recognition = Recognition(None, 0, failed=tuple(kind for kind, _ in pairs))
+        self.skipped.read_files += 1
+        self.skipped.read_bytes += recognition.read
+        if recognition.failed:
+            self.problems.append((str(path), check_failed(recognition.failed, recognition.found)))
+        return recognition
