@@ -2,7 +2,9 @@
 engine/net.py): the depth scan agrees with a byte-by-byte reference on any bytes and any
 chunking, its work is counted in steps of at most one chunk, a deadline ends it between
 steps, and a search against a server sending adversarial bodies (an escaped quote repeated
-for a megabyte, no closing quote) comes back with its fallback and one warning.
+for a megabyte, no closing quote) comes back with its fallback and one warning. Then two
+edges: a warm request line nested 100,000 deep is a bad request, and an MCP request before
+`initialize` is told to initialize first.
 
 Work is counted, never timed: a step is one chunk of `chunk_bytes`, and no step reads
 beyond its chunk, so the steps bound the work whatever the bytes hold.
@@ -13,7 +15,9 @@ from __future__ import annotations
 import io
 import json
 import math
+import socket
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +28,12 @@ from hypothesis import strategies as st
 from engine import jsonscan, net
 from engine.cli import run
 from engine.settings import Settings
+from engine.warm import protocol
 from tests.fake_openai import FakeOpenAI
 from tests.fake_rerank import FakeRerank
+from tests.test_mcp_fuzz import INITIALIZE, INVALID_REQUEST, RawServer, call_line, line_of
+
+METHOD_NOT_FOUND = -32601
 
 MB = 1 << 20
 UNCLOSED = b'{"results": [{"index": 0, "relevance_score": "' + b'\\"' * (MB // 2)
@@ -201,3 +209,41 @@ def test_a_megabyte_of_unclosed_escapes_from_the_reranker_leaves_results_unreran
     (warning,) = answer["warnings"]
     assert "sent an answer that is not JSON (a string never closed)" in warning
     assert warning.endswith("; results are not re-ranked.") and "Traceback" not in err
+
+
+# -- the small edges: a warm request nested too deep, MCP before initialize -----------------
+
+
+def test_a_warm_request_line_nested_100k_deep_is_a_bad_request() -> None:
+    deep = b"[" * 100_000 + b"]" * 100_000
+    with pytest.raises(protocol.ProtocolError, match="nested too deeply"):
+        protocol.parse(deep)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(b'{"op": ' + deep + b"}\n")
+        with pytest.raises(protocol.ProtocolError, match="nested too deeply"):
+            protocol.receive(ours, protocol.MAX_REQUEST_BYTES)
+
+
+def test_mcp_asked_before_initialize_says_to_initialize_first(
+    settings_factory: Callable[..., Settings], tmp_path: Path
+) -> None:
+    server = RawServer(settings_factory(), tmp_path / "server.log")
+    try:
+        early = server.ask(call_line(1, "search", {"query": "lunch"}))
+        assert early["id"] == 1 and early["error"]["code"] == INVALID_REQUEST
+        assert "send 'initialize'" in early["error"]["message"]
+        listed = server.ask(line_of({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        assert "send 'initialize'" in listed["error"]["message"]
+        unknown = server.ask(line_of({"jsonrpc": "2.0", "id": 3, "method": "no/such"}))
+        assert unknown["error"]["code"] == METHOD_NOT_FOUND  # as before initialize too
+        ping = server.ask(line_of({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
+        assert ping == {"jsonrpc": "2.0", "id": 4, "result": {}}
+        opened = {"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": INITIALIZE}
+        assert "result" in server.ask(line_of(opened))
+        server.send(line_of({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        assert "result" in server.ask(line_of({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}))
+        assert server.close() == 0
+    finally:
+        server.release()
+    assert "Traceback" not in (tmp_path / "server.log").read_text(encoding="utf-8")

@@ -25,6 +25,8 @@ from typing import Any, TypeVar
 import anyio
 from mcp import types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.shared.exceptions import MCPError
 
 from engine import __version__
 from engine.core import Engine
@@ -42,6 +44,11 @@ INSTRUCTIONS = (
     "user mentions a past event, person or decision; `get` reads a result in context, "
     "`person` gives someone's card and recent mentions, `status` says how fresh the index is."
 )
+NOT_INITIALIZED = (
+    "Invalid Request: the session is not initialized; send 'initialize', then "
+    "'notifications/initialized', before any other request"
+)
+_SDK_NOT_INITIALIZED = (types.INVALID_PARAMS, "Invalid request parameters")
 READ_ONLY = types.ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -133,7 +140,7 @@ def build_server(worker: EngineThread, version: str) -> Server[Any]:
     ) -> types.CallToolResult:
         return await call_tool(worker, params.name, params.arguments or {})
 
-    return Server(
+    server: Server[Any] = Server(
         "memex",
         version=version,
         title="Memex",
@@ -141,6 +148,24 @@ def build_server(worker: EngineThread, version: str) -> Server[Any]:
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+    server.middleware.append(initialize_first)
+    return server
+
+
+async def initialize_first(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """Middleware answering a request sent before `initialize` with what to do. The SDK's
+    own answer, INVALID_PARAMS "Invalid request parameters", sends a client looking at its
+    arguments; its gate raises that error only before the handshake, and only for methods
+    the server serves (unknown ones keep "Method not found"), so that error is replaced."""
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        said = (exc.error.code, exc.error.message)
+        if ctx.session.client_params is None and said == _SDK_NOT_INITIALIZED:
+            raise MCPError(code=types.INVALID_REQUEST, message=NOT_INITIALIZED) from None
+        raise
 
 
 async def serve_stdio(settings: Settings) -> None:

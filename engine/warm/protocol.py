@@ -47,10 +47,14 @@ def receive(sock: socket.socket, limit: int) -> dict[str, Any]:
 
 
 def parse(line: bytes) -> dict[str, Any]:
+    """The line as a JSON object; ProtocolError for anything else, a line nested too deep
+    for `json` (which gives up with RecursionError) included."""
     try:
         message = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise ProtocolError("not JSON: nested too deeply") from None
     if not isinstance(message, dict):
         raise ProtocolError("not a JSON object")
     return message
