@@ -1,4 +1,4 @@
-"""iMessage's `chat.db`: read from a copy in memory, times from Apple's epoch, text from
+"""iMessage's `chat.db`: read with its WAL from a private copy (or from memory), times from Apple's epoch, text from
 `attributedBody` when `text` is empty, reactions skipped, chats named, handles as mentions.
 
 The database is built here with the tables and columns of Messages' own schema that the
@@ -8,15 +8,18 @@ reader uses (macOS 13's names and types).
 from __future__ import annotations
 
 import hashlib
+import shutil
 import sqlite3
+import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 
 import pytest
 
-from engine.extractors import ExtractError
+from engine.extractors import ExtractError, Extraction, imessage
 from engine.extractors.imessage import apple_time, attributed_text, extract_imessage, recognise
+from engine.index import databases
 from engine.index.runs import reindex
 from engine.settings import Settings
 from engine.store import db
@@ -199,3 +202,193 @@ def test_indexed_from_the_home_folder_while_messages_holds_a_lock(
         conn.close()
     assert rows == {str(chat_db): "imessage", str(elsewhere): "imessage"}
     assert not (chat_db.parent / "chat.db-journal").exists()
+
+
+# --- Messages between checkpoints: the newest messages only in chat.db-wal -----------------
+
+NEWEST = [  # (rowid, text, handle, time, chat): after the last checkpoint
+    (7, "The ferry is late, meet at the café instead", 1, "2024-03-13T07:30:00", 1),
+    (8, "Rope and chalk for Friday are in my car", 2, "2024-03-13T09:00:00", 2),
+]
+
+
+def add_messages(conn: sqlite3.Connection, rows: list[tuple[int, str, int, str, int]]) -> None:
+    for rowid, text, handle, iso, chat in rows:
+        conn.execute(
+            "INSERT INTO message(ROWID, guid, text, handle_id, date) VALUES(?, ?, ?, ?, ?)",
+            (rowid, f"guid-{rowid}", text, handle, apple_ns(iso)),
+        )
+        conn.execute("INSERT INTO chat_message_join VALUES(?, ?, ?)", (chat, rowid, apple_ns(iso)))
+    conn.commit()
+
+
+def writer(path: Path) -> sqlite3.Connection:
+    """A connection writing as Messages does between its checkpoints: to the WAL only."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_autocheckpoint=0")
+    return conn
+
+
+def build_chat_db_with_wal(path: Path, staging: Path) -> None:
+    """`chat.db` and `chat.db-wal` as Messages leaves them: the older messages in the file,
+    the newest only in the WAL, and no `-shm` (built in `staging`, copied while open)."""
+    built = staging / "chat.db"
+    build_chat_db(built)
+    conn = writer(built)
+    try:
+        add_messages(conn, NEWEST)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(built, path)
+        shutil.copyfile(f"{built}-wal", f"{path}-wal")
+    finally:
+        conn.close()
+
+
+def disk_state(*paths: Path) -> list[tuple[str, int]]:
+    return [(hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in paths]
+
+
+def indexed_texts(settings: Settings) -> str:
+    conn = db.connect(settings.db_path, create=False)
+    try:
+        return "\n".join(r[0] for r in conn.execute("SELECT content FROM chunks"))
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def wal_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    build_chat_db_with_wal(home / "Library" / "Messages" / "chat.db", tmp_path / "staging")
+    return home
+
+
+def test_messages_only_in_the_wal_are_found_and_the_originals_untouched(
+    wal_home: Path, settings_factory: Callable[..., Settings]
+) -> None:
+    chat_db = wal_home / "Library" / "Messages" / "chat.db"
+    wal = Path(f"{chat_db}-wal")
+    assert b"meet at the caf" not in chat_db.read_bytes()  # only the WAL holds it
+    before = disk_state(chat_db, wal)
+    settings = settings_factory(wal_home, embedder__name="hashing")
+    stats = reindex(settings=settings)
+    assert not stats.errors, stats.errors
+    texts = indexed_texts(settings)
+    assert f"{RAJ}: The ferry is late, meet at the café instead" in texts
+    assert f"{LENA}: Rope and chalk for Friday are in my car" in texts
+    assert "Ferry at nine tomorrow?" in texts  # and what the file itself holds
+    assert disk_state(chat_db, wal) == before
+    assert sorted(p.name for p in chat_db.parent.iterdir()) == ["chat.db", "chat.db-wal"]
+    assert not [p for p in settings.db_path.parent.iterdir() if "copy" in p.name]
+
+
+def test_a_wal_only_append_is_read_by_the_next_reindex(
+    wal_home: Path, settings_factory: Callable[..., Settings]
+) -> None:
+    chat_db = wal_home / "Library" / "Messages" / "chat.db"
+    settings = settings_factory(wal_home, embedder__name="hashing")
+    reindex(settings=settings)
+    messages = writer(chat_db)  # Messages running: it appends to chat.db-wal only
+    try:
+        database = disk_state(chat_db)
+        add_messages(messages, [(9, "Summit photos are up", 2, "2024-03-14T20:00:00", 2)])
+        assert disk_state(chat_db) == database  # chat.db's bytes and mtime did not move
+        stats = reindex(settings=settings)
+        again = reindex(settings=settings)
+    finally:
+        messages.close()  # the last connection: it checkpoints the WAL into chat.db
+    assert not stats.errors, stats.errors
+    assert stats.files == 1
+    assert f"{LENA}: Summit photos are up" in indexed_texts(settings)
+    assert again.files == 0 and again.skipped == 1  # unchanged, the WAL's size and mtime too
+
+
+def test_a_chat_db_larger_than_max_file_bytes_is_indexed(
+    wal_home: Path, settings_factory: Callable[..., Settings]
+) -> None:
+    chat_db = wal_home / "Library" / "Messages" / "chat.db"
+    settings = settings_factory(wal_home, embedder__name="hashing", max_file_bytes=4096)
+    assert chat_db.stat().st_size > settings.max_file_bytes
+    stats = reindex(settings=settings)
+    assert not stats.errors, stats.errors
+    assert "Rope and chalk for Friday" in indexed_texts(settings)
+
+
+def test_a_wal_that_does_not_read_with_its_database_leaves_the_database_read(
+    wal_home: Path, tmp_path: Path, settings_factory: Callable[..., Settings]
+) -> None:
+    chat_db = wal_home / "Library" / "Messages" / "chat.db"
+    other = sqlite3.connect(tmp_path / "other.db")  # another database's WAL, same page size
+    other.execute("PRAGMA journal_mode=WAL")
+    other.execute("PRAGMA wal_autocheckpoint=0")
+    other.execute("CREATE TABLE notes(text TEXT)")
+    other.execute("INSERT INTO notes VALUES('not a message')")
+    other.commit()
+    shutil.copyfile(tmp_path / "other.db-wal", f"{chat_db}-wal")
+    other.close()
+    settings = settings_factory(wal_home, embedder__name="hashing")
+    stats = reindex(settings=settings)
+    assert "Ferry at nine tomorrow?" in indexed_texts(settings)
+    assert "meet at the caf" not in indexed_texts(settings)
+    [(path, message)] = stats.errors
+    assert path == str(chat_db)
+    assert "the newest messages (in chat.db-wal" in message and "Error" not in message
+
+
+def test_a_checkpoint_restarting_the_wal_during_the_copy_makes_it_copy_again(
+    wal_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat_db = wal_home / "Library" / "Messages" / "chat.db"
+    headers = [databases.wal_header(Path(f"{chat_db}-wal"))]
+    copies: list[str] = []
+    real_copy = shutil.copyfile
+    messages = writer(chat_db)
+
+    def copy_while_messages_writes(source: Path, target: Path) -> object:
+        copies.append(Path(source).name)
+        if len(copies) == 1:  # Messages checkpoints everything, then restarts its WAL
+            messages.execute("PRAGMA wal_checkpoint(RESTART)")
+            add_messages(messages, [(9, "Summit photos are up", 2, "2024-03-14T20:00:00", 2)])
+            headers.append(databases.wal_header(Path(f"{chat_db}-wal")))
+        return real_copy(source, target)
+
+    monkeypatch.setattr(databases.shutil, "copyfile", copy_while_messages_writes)
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    try:
+        copy = databases.copy_with_wal(chat_db, folder)
+    finally:
+        monkeypatch.undo()
+        messages.close()
+    assert headers[0] and headers[1] and headers[0] != headers[1]  # a new WAL generation
+    assert copies == ["chat.db", "chat.db-wal"] * 2  # the first pair was not taken
+    assert copy.wal is not None and databases.wal_header(copy.wal) == headers[1]
+    texts = "\n".join(d.content for d in imessage.read_database(copy.database, chat_db).drafts)
+    assert "Summit photos are up" in texts and "meet at the café" in texts
+
+
+def test_a_database_that_never_holds_still_is_one_error(
+    wal_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat_db = wal_home / "Library" / "Messages" / "chat.db"
+    headers = iter(range(100))
+    monkeypatch.setattr(databases, "wal_header", lambda _: bytes([next(headers)]) * 32)
+    with pytest.raises(ExtractError, match="kept changing while it was copied"):
+        databases.copy_with_wal(chat_db, tmp_path)
+
+
+def test_the_copy_is_private_and_removed(
+    wal_home: Path, settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[Path, int]] = []
+
+    def read(copy: Path, path: PurePath) -> Extraction:
+        seen.append((copy.parent, stat.S_IMODE(copy.parent.stat().st_mode)))
+        return imessage.read_database(copy, path)
+
+    monkeypatch.setitem(databases.DATABASE_READERS, "imessage", read)
+    settings = settings_factory(wal_home, embedder__name="hashing")
+    assert not reindex(settings=settings).errors
+    [(folder, mode)] = seen
+    assert mode == 0o700 and folder.parent == settings.db_path.parent
+    assert not folder.exists()

@@ -1,10 +1,12 @@
 """iMessage: Messages' own database, `~/Library/Messages/chat.db` (SQLite), read as it lies.
 
-The indexer hands over the file's bytes, so the database is read from a copy in memory
-(`deserialize`; Messages keeps it in WAL mode, which the copy's header is switched out of),
-never opened where it lies: nothing is written to it or beside it, and a lock Messages holds
-on it does not matter. Messages still in `chat.db-wal` (not yet
-checkpointed by Messages) are read once Messages checkpoints them into the file.
+The database is never opened where it lies: nothing is written to it or beside it, and a
+lock Messages holds on it does not matter. A `chat.db` on disk is read by `read_database`
+from a copy of it and of its `chat.db-wal` (`engine.index.databases` makes the copy), so
+the newest messages, which Messages keeps in the WAL until it checkpoints them, are read
+too; the rows are streamed from the copy, never held whole. A `chat.db` inside an archive
+comes as bytes (`extract_imessage`) and is read from a copy in memory (`deserialize`, its
+header switched out of WAL mode, as a lone file has no WAL).
 
 A message's time is `message.date`, since 2001-01-01 UTC: nanoseconds on macOS 10.13 and
 later, seconds before. Its text is `message.text`, or, on newer macOS where that is empty,
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 import apsw
@@ -39,7 +41,6 @@ SELECT m.ROWID, m.text, m.attributedBody, m.date, m.is_from_me, h.id, cmj.chat_i
 FROM message AS m
 LEFT JOIN handle AS h ON h.ROWID = m.handle_id
 LEFT JOIN chat_message_join AS cmj ON cmj.message_id = m.ROWID
-ORDER BY m.date, m.ROWID
 """
 _CHATS = "SELECT ROWID, chat_identifier, display_name FROM chat"
 _MEMBERS = (
@@ -84,6 +85,23 @@ def attributed_text(blob: bytes | None) -> str:
     return blob[at : at + length].decode("utf-8", errors="replace").strip()
 
 
+UNREADABLE = "the database is damaged or not an SQLite database, so its messages cannot be read"
+
+
+def _checked(conn: apsw.Connection) -> apsw.Connection:
+    """The connection, once its tables are Messages' (closed and ExtractError otherwise)."""
+    try:
+        tables = {row[0] for row in conn.execute(_TABLES)}
+    except apsw.Error:
+        conn.close()
+        raise ExtractError(UNREADABLE) from None
+    missing = NEEDED - tables
+    if missing:
+        conn.close()
+        raise ExtractError(f"not an iMessage database: no {', '.join(sorted(missing))} table")
+    return conn
+
+
 def _open(data: bytes) -> apsw.Connection:
     if not data.startswith(SQLITE_HEADER):
         raise ExtractError("not an SQLite database")
@@ -92,15 +110,23 @@ def _open(data: bytes) -> apsw.Connection:
     conn = apsw.Connection(":memory:")
     try:
         conn.deserialize("main", data)
-        tables = {row[0] for row in conn.execute(_TABLES)}
-    except apsw.Error as exc:
+    except apsw.Error:
         conn.close()
-        raise ExtractError(f"not a readable iMessage database ({exc})") from None
-    missing = NEEDED - tables
-    if missing:
-        conn.close()
-        raise ExtractError(f"not an iMessage database: no {', '.join(sorted(missing))} table")
-    return conn
+        raise ExtractError(UNREADABLE) from None
+    return _checked(conn)
+
+
+def _open_copy(copy: Path) -> apsw.Connection:
+    """A copy on disk, read-only; SQLite replays the `-wal` beside it (its `-shm` is made
+    there): the copy's folder is the caller's, never the original's."""
+    with copy.open("rb") as file:
+        if not file.read(len(SQLITE_HEADER)).startswith(SQLITE_HEADER):
+            raise ExtractError("not an SQLite database")
+    try:
+        conn = apsw.Connection(str(copy), flags=apsw.SQLITE_OPEN_READONLY)
+    except apsw.Error:
+        raise ExtractError(UNREADABLE) from None
+    return _checked(conn)
 
 
 def _chat_names(conn: apsw.Connection) -> dict[int, str]:
@@ -115,6 +141,8 @@ def _chat_names(conn: apsw.Connection) -> dict[int, str]:
 
 
 def _rows(conn: apsw.Connection) -> Iterator[tuple[Any, ...]]:
+    """Every message row, streamed in the table's own order: an ORDER BY would make SQLite
+    sort the whole table (its text and blobs) before the first row."""
     columns = {row[0] for row in conn.execute(_COLUMNS)}
     reaction = ", m.associated_message_type" if "associated_message_type" in columns else ""
     yield from conn.execute(_MESSAGES.format(reaction=reaction))
@@ -139,13 +167,13 @@ def _message(row: tuple[Any, ...], chats: dict[int, str], senders: list[Sender])
     return Message(when, sender, words, conversation, f"rowid:{rowid}", epoch)
 
 
-def extract_imessage(data: bytes, path: PurePath) -> Extraction:
-    conn = _open(data)
+def _read(conn: apsw.Connection) -> Extraction:
+    """The chats of an open database, which it closes."""
     result = Extraction()
     senders: list[Sender] = []
+    timed: list[tuple[Any, int, Message]] = []  # (message.date, ROWID, message)
     try:
         chats = _chat_names(conn)
-        messages = []
         for row in _rows(conn):
             try:
                 message = _message(row, chats, senders)
@@ -153,14 +181,25 @@ def extract_imessage(data: bytes, path: PurePath) -> Extraction:
                 result.problems.append(f"message {row[0]}: unusable")
                 continue
             if message is not None:
-                messages.append(message)
-    except apsw.Error as exc:
-        raise ExtractError(f"not a readable iMessage database ({exc})") from None
+                timed.append((row[3], row[0], message))
+    except apsw.Error:
+        raise ExtractError(UNREADABLE) from None
     finally:
         conn.close()
-    result.drafts = chat_drafts(messages, "iMessage", prefix="")
+    timed.sort(key=lambda t: (t[0], t[1]))
+    result.drafts = chat_drafts((t[2] for t in timed), "iMessage", prefix="")
     result.mentions = sender_mentions(senders)
     return result
+
+
+def extract_imessage(data: bytes, path: PurePath) -> Extraction:
+    """A `chat.db` handed over as bytes (one inside an archive): read from memory."""
+    return _read(_open(data))
+
+
+def read_database(copy: Path, path: PurePath) -> Extraction:
+    """The `chat.db` at `path`, from its copy at `copy` (with the copy of its WAL beside)."""
+    return _read(_open_copy(copy))
 
 
 def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:

@@ -24,10 +24,11 @@ from typing import Protocol
 import apsw
 
 from engine.embedders import Embedder
-from engine.extractors import NO_SIBLINGS, ExtractError, Siblings, get_extractor
+from engine.extractors import NO_SIBLINGS, ExtractError, Extraction, Siblings, get_extractor
 from engine.extractors.chunking import chunk_id, content_hash
 from engine.extractors.cleaning import clean_draft
 from engine.extractors.mentions import merge_mentions
+from engine.index import databases
 from engine.index.archives import Archives
 from engine.index.counts import RunCounts as RunCounts  # where runs and tests import it
 from engine.index.embedding import VectorPhase, VectorTables, VectorTarget
@@ -110,7 +111,12 @@ def make_chunks(
 
 def extract_file(found: Found, data: bytes, siblings: Siblings = NO_SIBLINGS) -> Extracted:
     """Extract a file: chunks with content-addressed ids, and its mentions merged."""
-    extraction = get_extractor(found.source_type)(data, found.path, siblings)
+    return extracted(found, get_extractor(found.source_type)(data, found.path, siblings))
+
+
+def extracted(found: Found, extraction: Extraction) -> Extracted:
+    """What a reader made of a file, as chunks with content-addressed ids and merged
+    mentions."""
     mentions = merge_mentions(extraction.mentions)
     source_file = str(found.path)
     seen: dict[str, int] = {}
@@ -174,7 +180,7 @@ class Indexer:
         if not is_clean(path):  # bytes that are not UTF-8 in its name: no row can hold it
             return self._unnamable(path)
         try:
-            beside = self.siblings.of(found)
+            beside = databases.with_wal(found, self.siblings.of(found))
         except Exception as exc:  # the files beside it are read within its boundary too
             self.run.files += 1
             return self._record_failure(found, NONE, exc)
@@ -215,6 +221,11 @@ class Indexer:
 
     def _extract(self, found: Found, beside: Resolved) -> Extracted:
         """Read the file and make its chunks; raises whatever the read or the reader raises."""
+        if databases.reads_from_copy(found):  # streamed from a copy: max_file_bytes is moot
+            started = time.perf_counter()
+            made = extracted(found, databases.read_database(found, self.settings))
+            self.run.add_time("extract", started)
+            return made
         limit = self.settings.max_file_bytes
         if found.size > limit:
             raise ExtractError(f"file is larger than {limit} bytes")
