@@ -129,4 +129,6 @@ def skipped_summary(discovery: Discovery) -> str:
         parts.append(f"{skipped.too_large} file(s) too large")
     if skipped.ignored:
         parts.append(f"{skipped.ignored} file(s) ignored by a route")
+    if discovery.project_docs.files:
+        parts.append(discovery.project_docs.describe())
     return "; ".join(parts)

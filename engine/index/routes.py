@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engine.index import archives
 from engine.index.files import is_under, link_allowed
+from engine.index.projects import CodeProjects, ProjectDocs
 from engine.index.recognise import KnownTypes, Skipped, Sniffer, Verdict
 from engine.settings import Route, Settings
 from engine.sources import SOURCE_TYPES
@@ -188,6 +189,7 @@ class Discovery:
     verdicts: tuple[Verdict, ...] = ()  # the files it read, or knew, to be of no known format
     problems: tuple[tuple[str, str], ...] = ()  # (path, message): archives and members refused
     unreadable_archives: tuple[Path, ...] = ()  # archives none of which could be read
+    project_docs: ProjectDocs = ProjectDocs()  # code projects' Markdown left out
 
     def may_delete(self, known: str) -> bool:
         """Whether an indexed file the walk did not see is gone, rather than unseen."""
@@ -298,12 +300,19 @@ def _unlisted_reason(root: Path) -> str:
     return "is not a folder"
 
 
-def walk_root(root: Path, settings: Settings, sniffer: Sniffer | None = None) -> RootWalk:
+def walk_root(
+    root: Path,
+    settings: Settings,
+    sniffer: Sniffer | None = None,
+    projects: CodeProjects | None = None,
+) -> RootWalk:
     """Every routed or recognised file under one root, in a stable order; folders it could
-    not list. What it left out is counted in the sniffer's `skipped`."""
+    not list. What it left out is counted in the sniffer's `skipped`, and the code projects'
+    Markdown it left out in `projects`."""
     if not root.is_dir():
         return RootWalk((), (), _unlisted_reason(root))
     sniffer = sniffer or Sniffer(settings)
+    projects = projects or CodeProjects()
     routes = route_matcher(effective_routes(settings))
     failed: list[OSError] = []
     found: list[Found] = []
@@ -311,8 +320,9 @@ def walk_root(root: Path, settings: Settings, sniffer: Sniffer | None = None) ->
     for folder, dirs, files in os.walk(root, onerror=failed.append):
         entries += len(dirs) + len(files)
         here = Path(folder)
+        projects.enter(here, [*dirs, *files])  # before .git and .obsidian are pruned
         dirs[:] = sorted(d for d in dirs if not _skip_folder(here / d, root, sniffer))
-        found += _routed(here, sorted(files), root, routes, sniffer)
+        found += _routed(here, sorted(files), root, routes, sniffer, projects)
     unreadable = tuple(Path(str(e.filename)) for e in failed if e.filename is not None)
     if root in unreadable or (failed and not unreadable):
         reason = failed[0].strerror or type(failed[0]).__name__
@@ -328,7 +338,12 @@ def _skip_folder(folder: Path, root: Path, sniffer: Sniffer) -> bool:
 
 
 def _routed(
-    folder: Path, names: Sequence[str], root: Path, routes: Matcher, sniffer: Sniffer
+    folder: Path,
+    names: Sequence[str],
+    root: Path,
+    routes: Matcher,
+    sniffer: Sniffer,
+    projects: CodeProjects,
 ) -> Iterator[Found]:
     inside = folder.relative_to(root).as_posix()
     prefix = "" if inside == "." else inside + "/"
@@ -339,6 +354,8 @@ def _routed(
             yield from archive_members(folder / name, root, relative, routes, sniffer)
             continue
         source_type = routes(relative)
+        if source_type is None and projects.leaves_out(folder, name):
+            continue  # a code project's docs, not notes: counted in `projects`
         if source_type is None and not sniffer.worth_reading(name):
             sniffer.skipped.unknown += 1  # no route, no recogniser reads such names: no stat
             continue
@@ -419,6 +436,7 @@ def scan(
     `unknown` the files they found of no known format, so that an unchanged file is not
     read again to recognise it."""
     sniffer = Sniffer(settings, known or {}, unknown or {})
+    projects = CodeProjects()
     found: list[Found] = []
     listed: list[Path] = []
     unlisted: list[UnlistedRoot] = []
@@ -426,7 +444,7 @@ def scan(
     empty: list[Path] = []
     try:
         for root in settings.roots:
-            walk = walk_root(root, settings, sniffer)
+            walk = walk_root(root, settings, sniffer, projects)
             if walk.problem:
                 unlisted.append(UnlistedRoot(root, walk.problem))
                 continue
@@ -447,6 +465,7 @@ def scan(
         tuple(sniffer.verdicts),
         tuple(sniffer.problems),
         tuple(sniffer.unreadable_archives),
+        projects.summary(),
     )
 
 
@@ -488,7 +507,10 @@ def classify(path: Path, settings: Settings) -> Found | None:
     if where is None:
         return None
     routes = route_matcher(effective_routes(settings))
-    return _found(where.path, where.root, where.relative, routes(where.relative), sniffer)
+    source_type = routes(where.relative)
+    if source_type is None and CodeProjects().leaves_out_path(where.path, where.root):
+        return None  # a code project's docs, as the walk leaves them out
+    return _found(where.path, where.root, where.relative, source_type, sniffer)
 
 
 def scan_archive(path: Path, settings: Settings) -> Discovery:
