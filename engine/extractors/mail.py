@@ -1,6 +1,8 @@
 """Email (source type `email_catalog`): catalog JSONL, mbox and .eml, one chunk per message.
 
-Parsing is the standard library's `email` package (MIME, encoded headers, charsets); HTML
+Parsing is the standard library's `email` package (MIME structure, transfer encodings) with
+`policy.compat32`, which never interprets a header; headers and bodies are decoded by
+`engine.extractors.mail_headers` as mail readers do (charset supersets, raw 8-bit bytes). HTML
 bodies become text through BeautifulSoup with the stdlib `html.parser` (MIT-licensed, pure
 Python, no lxml to bundle). Quoted replies and signatures are dropped so a thread does not
 repeat itself in every chunk; attachment names are kept in the metadata and the text.
@@ -10,14 +12,23 @@ from __future__ import annotations
 
 import re
 from email import policy
-from email.message import EmailMessage
+from email.message import Message
 from email.parser import BytesParser
-from email.utils import getaddresses, parsedate_to_datetime
+from email.utils import getaddresses
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from engine.extractors import ExtractError, Extraction
 from engine.extractors.chunking import jsonl_drafts, parse_date
+from engine.extractors.mail_headers import (
+    MailHeaders,
+    body_charsets,
+    decode_text,
+    read_headers,
+    superset,
+    tidy_header_block,
+)
+from engine.extractors.mail_parts import attachment_names, body_part
 from engine.extractors.sniffing import SiblingCheck, head_lines
 from engine.records import Draft, Mention
 
@@ -30,6 +41,9 @@ BODY_MAX_CHARS = 20_000  # a pasted log in a mail should not become a megabyte c
 # block, so a deeper body (20,000 nested <div>s took 14 s) is read as plain strings instead.
 HTML_MAX_DEPTH = 256
 _MBOX_FROM = re.compile(rb"^From [^\n]*\n", re.MULTILINE)
+# The envelope line mbox files and Thunderbird's saved .eml files start with (`From - date`),
+# told from an obsolete-spaced `From : x` header.
+_ENVELOPE_LINE = re.compile(rb"From (?![ \t]*:)[^\n]*\n")
 _ATTRIBUTION = re.compile(
     r"^(On .{4,200}wrote:|Am .{4,200}schrieb .{1,80}:|Le .{4,200}a écrit\s?:)$"
 )
@@ -83,12 +97,12 @@ def strip_footer(body: str) -> str:
     return body
 
 
-def _is_mailing(message: EmailMessage, body_part: object) -> bool:
+def _is_mailing(headers: MailHeaders, body_part: Message | None) -> bool:
     """A newsletter or notification (list headers, or an HTML-only body): footers are
     boilerplate there, while a person's plain mail may well say "unsubscribe me"."""
-    if message.get("List-Unsubscribe") or message.get("List-Id"):
-        return True
-    return isinstance(body_part, EmailMessage) and body_part.get_content_type() == "text/html"
+    return headers.is_mailing or (
+        body_part is not None and body_part.get_content_type() == "text/html"
+    )
 
 
 def _deeper_than(root: Tag, limit: int) -> bool:
@@ -130,25 +144,16 @@ def strip_quotes_and_signature(body: str) -> str:
     return "\n".join(kept).strip()
 
 
-def _part_text(part: EmailMessage, notes: list[str], where: str) -> str:
-    try:
-        text = str(part.get_content())
-    except (LookupError, UnicodeError, AssertionError):
-        payload = part.get_payload(decode=True)
-        raw = payload if isinstance(payload, bytes) else b""
-        text, used = _decode_unlabelled(raw)
-        notes.append(f"{where}: unknown charset {part.get_content_charset()!r}, read as {used}")
+def _part_text(part: Message, notes: list[str], where: str) -> str:
+    """A text part's words in its charset's superset; an unknown charset is a note."""
+    payload = part.get_payload(decode=True)
+    raw = payload if isinstance(payload, bytes) else b""
+    declared = part.get_content_charset()
+    text, used = decode_text(raw, *body_charsets(declared))
+    if declared and superset(declared) is None:
+        shown = "cp1252" if used == "cp1252" else "UTF-8"  # ASCII is UTF-8 too
+        notes.append(f"{where}: unknown charset {declared!r}, read as {shown}")
     return html_to_text(text) if part.get_content_type() == "text/html" else text
-
-
-def _decode_unlabelled(raw: bytes) -> tuple[str, str]:
-    """A body whose charset Python does not know: UTF-8, else cp1252 (as `decode` does)."""
-    for encoding, name in (("utf-8", "UTF-8"), ("cp1252", "cp1252")):
-        try:
-            return raw.decode(encoding), name
-        except UnicodeDecodeError:
-            continue
-    return raw.decode("utf-8", errors="replace"), "UTF-8 (bad bytes replaced)"
 
 
 def _addresses(value: str | None) -> list[tuple[str, str]]:
@@ -161,6 +166,10 @@ def people_in(value: object, role: str, when: str | None) -> list[Mention]:
     text = " ".join(str(value or "").split())
     if "@" not in text:
         return [Mention(name=text, role=role, first=when, last=when)] if text else []
+    return _people(_addresses(text), role, when)
+
+
+def _people(pairs: list[tuple[str, str]], role: str, when: str | None) -> list[Mention]:
     return [
         Mention(
             name="" if name.strip() == address else name,
@@ -169,43 +178,39 @@ def people_in(value: object, role: str, when: str | None) -> list[Mention]:
             first=when,
             last=when,
         )
-        for name, address in _addresses(text)
+        for name, address in pairs
         if "@" in address
     ]
 
 
-def message_mentions(message: EmailMessage, when: str | None) -> list[Mention]:
+def message_mentions(headers: MailHeaders, when: str | None) -> list[Mention]:
     """Who a message names: its sender (author), its To and Cc (recipients). A mailing
     (list headers) names nobody: its sender is a list, its recipients the user."""
-    if message.get("List-Unsubscribe") or message.get("List-Id"):
+    if headers.is_mailing:
         return []
-    found = people_in(message.get("From"), "author", when)
-    for header in ("To", "Cc"):
-        found += people_in(message.get(header), "recipient", when)
-    return found
+    if "@" in headers.sender_text:
+        found = _people(headers.senders, "author", when)
+    else:
+        found = people_in(headers.sender_text, "author", when)
+    return found + _people(headers.receivers + headers.copied, "recipient", when)
 
 
 def _readable(pairs: list[tuple[str, str]]) -> str:
     return ", ".join(f"{n} <{a}>" if n and a else n or a for n, a in pairs)
 
 
-def _date(message: EmailMessage) -> str | None:
-    raw = message.get("Date")
-    try:
-        return parse_date(parsedate_to_datetime(str(raw)).isoformat()) if raw else None
-    except (TypeError, ValueError):
-        return None
-
-
-def message_draft(message: EmailMessage, location: str, notes: list[str]) -> Draft | None:
-    subject = str(message.get("Subject") or "").strip()
-    senders, receivers = _addresses(message.get("From")), _addresses(message.get("To"))
+def message_draft(
+    message: Message, headers: MailHeaders, location: str, notes: list[str]
+) -> Draft | None:
+    subject, senders, receivers = headers.subject, headers.senders, headers.receivers
     sender, to = _readable(senders), _readable(receivers)
-    body_part = message.get_body(preferencelist=("plain", "html"))
-    body = _part_text(body_part, notes, location) if isinstance(body_part, EmailMessage) else ""
+    text_part = body_part(message)
+    body = _part_text(text_part, notes, location) if text_part is not None else ""
     body = strip_quotes_and_signature(body)
-    body = (strip_footer(body) if _is_mailing(message, body_part) else body)[:BODY_MAX_CHARS]
-    attachments = [str(p.get_filename()) for p in message.iter_attachments() if p.get_filename()]
+    body = (strip_footer(body) if _is_mailing(headers, text_part) else body)[:BODY_MAX_CHARS]
+    attachments = attachment_names(message, text_part, headers.declared_charset)
+    if headers.date_note:
+        notes.append(f"{location}: {headers.date_note}")
     if not (subject or body or sender):
         return None
     lines = [f"Subject: {subject or '(no subject)'}", f"From: {sender}", f"To: {to}"]
@@ -214,22 +219,41 @@ def message_draft(message: EmailMessage, location: str, notes: list[str]) -> Dra
     return Draft(
         content="\n".join([*lines, "", body]).strip(),
         title=subject or "(no subject)",
-        content_date=_date(message),
+        content_date=headers.date,
         location=location,
         people=tuple(dict.fromkeys(n for n, _ in senders + receivers if n)),
         metadata={
             "from": sender,
             "to": to,
             "attachments": attachments,
-            "message_id": str(message.get("Message-ID") or ""),
+            "message_id": headers.message_id,
         },
     )
 
 
-def _parse(raw: bytes) -> EmailMessage:
-    parsed = BytesParser(policy=policy.default).parsebytes(raw)
-    assert isinstance(parsed, EmailMessage)  # policy.default always builds EmailMessage
-    return parsed
+def _parse(raw: bytes) -> Message:
+    # compat32 keeps every header as the raw text it was: policy.default parses structured
+    # headers on access, and raises on malformed ones (see mail_headers).
+    return BytesParser(policy=policy.compat32).parsebytes(tidy_header_block(raw))
+
+
+class MalformedMessage(Exception):
+    """A message Python's `email` package could not take apart."""
+
+
+def read_message(
+    raw: bytes, envelope: str | None, location: str, notes: list[str]
+) -> tuple[Draft | None, MailHeaders]:
+    """One message's draft (None when it holds nothing to index) and its headers.
+
+    Python's `email` package raises internal errors on some malformed messages (deep nesting,
+    broken MIME structure): MalformedMessage then, so the caller keeps the other messages."""
+    try:
+        message = _parse(raw)
+        headers = read_headers(message, envelope)
+        return message_draft(message, headers, location, notes), headers
+    except Exception as exc:  # whatever the parser raises, named above
+        raise MalformedMessage(location) from exc
 
 
 def _extract_mbox(data: bytes) -> Extraction:
@@ -241,28 +265,39 @@ def _extract_mbox(data: bytes) -> Extraction:
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(data)
         header_end = data.index(b"\n", start) + 1
+        envelope = data[start:header_end].decode("ascii", errors="replace")
         raw = re.sub(rb"^>(>*From )", rb"\1", data[header_end:end], flags=re.MULTILINE)
         line += data.count(b"\n", counted, start)  # counted on from the last message: linear
         counted = start
-        message = _parse(raw)
-        draft = message_draft(message, f"line:{line}", result.notes)
-        if draft is None or not draft.content_date and not draft.metadata["from"]:
+        try:
+            draft, headers = read_message(raw, envelope, f"line:{line}", result.notes)
+        except MalformedMessage:
+            result.problems.append(f"line {line}: a message whose MIME structure is broken")
+            continue
+        if draft is None or not headers.has_mail_headers:
             result.problems.append(f"line {line}: not a readable message")
         else:
             result.drafts.append(draft)
-            result.mentions += message_mentions(message, draft.content_date)
+            result.mentions += message_mentions(headers, draft.content_date)
     return result
 
 
 def _extract_eml(data: bytes) -> Extraction:
+    """One message; Thunderbird and others save it with its mbox envelope line first."""
+    envelope_line = _ENVELOPE_LINE.match(data)
+    envelope = envelope_line[0].decode("ascii", errors="replace") if envelope_line else None
     result = Extraction()
-    message = _parse(data)
-    if not (message.get("From") or message.get("Subject") or message.get("Date")):
+    try:
+        draft, headers = read_message(
+            data[envelope_line.end() :] if envelope_line else data, envelope, "line:1", result.notes
+        )
+    except MalformedMessage as exc:
+        raise ExtractError("a message whose MIME structure is broken") from exc
+    if not headers.has_mail_headers:
         raise ExtractError("not an email message: no From, Subject or Date header")
-    draft = message_draft(message, "line:1", result.notes)
     if draft is not None:
         result.drafts.append(draft)
-        result.mentions += message_mentions(message, draft.content_date)
+        result.mentions += message_mentions(headers, draft.content_date)
     return result
 
 
