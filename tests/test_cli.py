@@ -185,11 +185,11 @@ def test_bad_config_exits_2(tmp_path: Path) -> None:
     assert code == 2 and "unknown setting" in err
 
 
-def test_unusable_index_exits_4(tmp_path: Path) -> None:
+def test_a_file_that_is_not_an_index_exits_3(tmp_path: Path) -> None:
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not a database at all" * 100)
     code, _, err = cli("--db", str(bad), "--root", str(tmp_path), "--search", "x")
-    assert code == 4 and "Traceback" not in err
+    assert code == 3 and "Traceback" not in err and "is not a Memex index" in err, err
 
 
 def test_no_results_is_success(layer: list[str]) -> None:

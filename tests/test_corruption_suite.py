@@ -1,11 +1,13 @@
 """The corruption suite: every command that opens the index, on an index damaged five ways.
 
 Damage is deterministic: seeded random bytes over pages in the middle of the file, the file
-cut to half its size, another program's (non-SQLite) file in its place, its 100-byte header
-zeroed — and one seeded page that a search does not read, which only a gated command finds;
-once found, it is remembered (the marker), and every command refuses the file. No run may
-exit 0 on a damaged index, none may print a traceback, and every one names the way forward
-(`memex maintenance --repair`): the integrity gate of docs/security-integrity.md.
+cut to half its size — and one seeded page that a search does not read, which only a gated
+command finds; once found, it is remembered (the marker), and every command refuses the file.
+No run may exit 0 on a damaged index, none may print a traceback, and every one names the way
+forward (`memex maintenance --repair`): the integrity gate of docs/security-integrity.md.
+A file whose SQLite header is gone — another program's (non-SQLite) file in its place, its
+100-byte header zeroed — cannot be told from a file that was never Memex's: every command
+refuses it as not a Memex index (exit 3) and writes nothing (tests/test_foreign_files.py).
 """
 
 from __future__ import annotations
@@ -65,8 +67,9 @@ def zeroed_header(path: Path) -> None:
         f.write(b"\0" * 100)
 
 
-DAMAGE: dict[str, Callable[[Path], None]] = {
-    f.__name__: f for f in (random_pages, truncated_half, foreign_file, zeroed_header)
+DAMAGE: dict[str, Callable[[Path], None]] = {f.__name__: f for f in (random_pages, truncated_half)}
+NO_HEADER: dict[str, Callable[[Path], None]] = {
+    f.__name__: f for f in (foreign_file, zeroed_header)
 }
 
 # Every command that opens the index ({root}, {backup} and {id} are filled in per run).
@@ -151,6 +154,23 @@ def test_no_command_calls_a_damaged_index_healthy(
         assert out == "" and err.count("\n") == 1, (out, err)  # one sentence
     assert settings.db_path.read_bytes() == before  # nothing written to the damaged file
     assert not (tmp_path / "backup.db").exists()  # no backup of a damaged index
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("damage", NO_HEADER)
+def test_no_command_writes_into_a_file_without_a_header(
+    master: tuple[Path, Path, str], tmp_path: Path, damage: str, command: str
+) -> None:
+    settings, args = copy_of(master, tmp_path)
+    NO_HEADER[damage](settings.db_path)
+    before = settings.db_path.read_bytes()
+    beside = sorted(p.name for p in settings.db_path.parent.iterdir())
+    code, out, err = cli(*argv_for(command, master, tmp_path), *args)
+    assert code == 3 and out == "" and err.count("\n") == 1, (code, out, err)
+    assert "is not a Memex index (it is not an SQLite database" in err, err
+    assert settings.db_path.read_bytes() == before
+    assert sorted(p.name for p in settings.db_path.parent.iterdir()) == beside  # no marker
+    assert not (tmp_path / "backup.db").exists()
 
 
 @pytest.mark.parametrize("damage", DAMAGE)

@@ -7,12 +7,13 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from engine.store import db
+from engine.store import db, owner
 
 
 def test_a_new_index_waits_for_a_reader_holding_the_file(tmp_path: Path) -> None:
     path = tmp_path / "memex.db"
     reader = sqlite3.connect(path, check_same_thread=False)  # rollback mode, as a new file
+    reader.execute(f"PRAGMA application_id={owner.APPLICATION_ID}")  # Memex's, stamped
     reader.execute("CREATE TABLE t(x)")
     reader.commit()
     reader.execute("BEGIN")

@@ -74,12 +74,24 @@ def tell(message: str) -> None:
 
 
 def require_index(settings: Settings, *, verify: bool = True) -> None:
-    """Exit 3 with a hint when there is no index file yet; with `verify`, exit 4 with the
-    way to --repair when the integrity gate finds it damaged (`require_sound`)."""
+    """Exit 3 with a hint when there is no index file yet, or the file is empty or not
+    Memex's (`require_memex_file`); with `verify`, exit 4 with the way to --repair when
+    the integrity gate finds it damaged (`require_sound`)."""
     if not settings.db_path.exists():
         raise CliError(f"no index at {settings.db_path}; run 'memex reindex' first", EXIT_NO_INDEX)
+    require_memex_file(settings.db_path, build=False)
     if verify:
         require_sound(settings.db_path)
+
+
+def require_memex_file(path: Path, *, build: bool) -> None:
+    """Exit 3, one sentence, when the file at the index's path is another program's (or a
+    folder), or is empty and the command builds no index (`build`): told before any lock
+    file, WAL switch or marker is made beside it (engine/store/owner.py)."""
+    try:
+        db.claim(path, build=build)
+    except db.IndexError_ as exc:
+        raise CliError(str(exc), index_exit_code(exc)) from None
 
 
 def require_sound(path: Path) -> None:

@@ -21,6 +21,7 @@ from engine.cli.common import (
     add_common,
     index_exit_code,
     print_stats,
+    require_memex_file,
     settings_from,
     tell,
 )
@@ -42,6 +43,7 @@ def cmd_reindex(argv: Sequence[str], out: TextIO) -> int:
     settings = settings_from(args)
     if not settings.roots:
         raise CliError(NO_ROOT)
+    require_memex_file(settings.db_path, build=True)
     reporter = TerminalReporter(sys.stderr)
     try:
         stats = reindex(
@@ -75,8 +77,9 @@ def cmd_demo(argv: Sequence[str], out: TextIO) -> int:
     args = p.parse_args(argv)
     target = Path(args.dir or Path(platformdirs.user_data_dir("memex")) / "demo").expanduser()
     target = target.resolve()
-    shutil.copytree(demo_dir(), target, dirs_exist_ok=True)
     db_file = Path(args.db).resolve() if args.db else target / ".memex" / "memex.db"
+    require_memex_file(db_file, build=True)
+    shutil.copytree(demo_dir(), target, dirs_exist_ok=True)
     settings = load_settings(args.config, roots=[str(target)], db=str(db_file))
     reporter = TerminalReporter(sys.stderr)
     try:

@@ -17,6 +17,7 @@ from engine.cli.common import (
     CliError,
     Parser,
     add_common,
+    index_exit_code,
     settings_from,
 )
 from engine.cli.discovery import shown
@@ -144,8 +145,8 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         searcher = Searcher(settings, vector_cache=False, keyword_index=False, people=people)
     except NoIndexError as exc:
         raise CliError(no_index_message(settings, exc), EXIT_NO_INDEX) from None
-    except db.IndexError_ as exc:
-        raise CliError(str(exc), EXIT_UNUSABLE) from None
+    except db.IndexError_ as exc:  # not Memex's file (3), damaged, unreadable (4)
+        raise CliError(str(exc), index_exit_code(exc)) from None
     try:
         response = search_on(searcher, settings, args)
     finally:

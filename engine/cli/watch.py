@@ -20,6 +20,7 @@ from engine.cli.common import (
     Parser,
     add_common,
     index_exit_code,
+    require_memex_file,
     settings_from,
 )
 from engine.cli.warm import WarmEngine
@@ -107,6 +108,7 @@ def watch_settings(argv: Sequence[str]) -> Settings:
 
 def cmd_watch(argv: Sequence[str], out: TextIO) -> int:
     settings = watch_settings(argv)
+    require_memex_file(settings.db_path, build=True)  # before its lock file or engine
     log = WatchLog(out)
     warm = WarmEngine(settings, log.error)  # also answers `memex --search` (cli/warm.py)
     watcher = Watcher(

@@ -19,7 +19,7 @@ import apsw
 import sqlite_vec
 
 from engine import parts
-from engine.store import damage_marker, people
+from engine.store import damage_marker, owner, people
 from engine.store.sql import chunks, database, fts, meta, schema, state, vec
 
 SCHEMA_VERSION = 1
@@ -46,6 +46,11 @@ class IndexDamaged(IndexError_):
 
 class NoIndexYet(IndexError_):
     """The file exists but holds no Memex index (empty, or another program's database)."""
+
+
+class NotMemexIndex(NoIndexYet):
+    """The file at the index's path is not Memex's (another program's database, a file
+    that is not SQLite, a folder): refused before anything is written (engine/store/owner.py)."""
 
 
 class IndexBusy(IndexError_):
@@ -131,12 +136,29 @@ def connect(
     checks that read the file themselves). With `verify_first`, the integrity gate runs
     before the connection is returned: a writer never starts on a damaged file."""
     path = Path(path)
+    kind = claim(path, build=create and not readonly)
     if trust_marker:
         refuse_remembered(path)
-    conn = _open(path, readonly=readonly, create=create, on_busy=on_busy)
+    conn = _open(path, readonly=readonly, create=create, on_busy=on_busy, new=kind in owner.NEW)
     if verify_first:
         _gate(conn, path, remember=not readonly)
     return conn
+
+
+def claim(path: Path, *, build: bool) -> owner.Kind:
+    """What is at `path`, when Memex may open it: its own index, or no file (or a 0-byte
+    file) for a command that builds one (`build`). NotMemexIndex for another program's file
+    or a folder, NoIndexYet for a 0-byte file when not building: nothing is written to
+    either (engine/store/owner.py)."""
+    try:
+        kind = owner.kind_of(path)
+    except OSError as exc:  # a folder that cannot be entered, a file that cannot be read
+        raise unwritable(path, exc) from None
+    if kind is owner.Kind.EMPTY and not build:
+        raise NoIndexYet(f"{path} holds no Memex index yet; run 'memex reindex' first")
+    if kind not in owner.MINE + owner.NEW:
+        raise NotMemexIndex(owner.refusal(path, kind))
+    return kind
 
 
 def _gate(conn: apsw.Connection, path: Path, *, remember: bool) -> None:
@@ -160,7 +182,12 @@ def refuse_remembered(path: Path) -> None:
 
 
 def _open(
-    path: Path, *, readonly: bool, create: bool, on_busy: Callable[[], None] | None
+    path: Path,
+    *,
+    readonly: bool,
+    create: bool,
+    on_busy: Callable[[], None] | None,
+    new: bool = False,
 ) -> apsw.Connection:
     if not readonly and create:
         _create_file(path)
@@ -176,6 +203,8 @@ def _open(
             conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         else:
             conn.set_busy_handler(BusyWait(BUSY_TIMEOUT_MS, on_busy))
+        if new:  # stamped before the switch to WAL: in the main file's header at once
+            _setup(conn, owner.stamp_sql())
         for pragma in database.connection_pragmas(readonly):
             _setup(conn, pragma)
         conn.register_fts5_function(fts.HELD_FUNCTION, terms_held)
@@ -258,6 +287,7 @@ def unwritable(path: Path, exc: OSError) -> IndexError_:
 def migrate(conn: apsw.Connection) -> None:
     """Create or upgrade the schema; safe to run on every start."""
     with transaction(conn):
+        conn.execute(owner.stamp_sql())  # an index made before the application id
         for _ in conn.execute(schema.schema_sql()):
             pass
         if ("depends",) not in conn.execute(state.columns_sql()).fetchall():
@@ -383,7 +413,12 @@ def known_files(path: Path) -> dict[str, tuple[float, int]]:
     """mtime and size of every indexed file, or {} when there is no index yet."""
     if not path.exists():
         return {}
-    conn = connect(path, create=False)
+    try:
+        conn = connect(path, create=False)
+    except NotMemexIndex:
+        raise
+    except NoIndexYet:  # a 0-byte file
+        return {}
     try:
         if not has_schema(conn):
             return {}
