@@ -76,7 +76,14 @@ SETTINGS: tuple[Setting, ...] = (
         "form (0…) when the people directory compares them; empty: the code most of the "
         "data's international numbers carry.",
     ),
-    Setting("max_file_bytes", int, 64 * 1024 * 1024, "Files larger than this are skipped.", low=1),
+    Setting(
+        "max_file_bytes",
+        int,
+        64 * 1024 * 1024,
+        "Files larger than this are skipped; not Messages' `chat.db`, which is streamed from a "
+        "copy (docs/formats.md, imessage).",
+        low=1,
+    ),
     Setting(
         "follow_symlinks_outside_roots",
         bool,
