@@ -26,12 +26,13 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 # The same private folder as the warm search socket's (Qt-free, so it lives in the engine).
-from engine.warm.runtime import check_address, runtime_folder
-from engine.warm.trust import Untrusted, descriptor_peer_problem, folder_problem
+from engine.warm.runtime import check_address, folder_refusal, runtime_folder
+from engine.warm.trust import Untrusted, descriptor_peer_problem
 
 ENV_NAME = "MEMEX_INSTANCE"  # tests and side-by-side installs pick their own name
 COMMANDS = ("toggle", "show", "quit")
@@ -122,7 +123,7 @@ class InstanceServer(QObject):
         """Listen on `name`, clearing a stale socket from a crashed instance first; False
         (see `error`) in a folder that is not this user's own and private."""
         if sys.platform != "win32" and os.path.isabs(name):
-            self._problem = folder_problem(Path(name).parent)
+            self._problem = folder_refusal(Path(name).parent)
             if self._problem:
                 return False
         if self.server.listen(name):
@@ -134,6 +135,15 @@ class InstanceServer(QObject):
         return self._problem or self.server.errorString()
 
     def close(self) -> None:
+        """Stop listening and drop the open connections first: a socket Qt deletes with
+        its server must not call back into this object (the app's quit came over one)."""
+        for socket in list(self._buffers):
+            if shiboken6.isValid(socket):
+                socket.readyRead.disconnect()
+                socket.disconnected.disconnect()
+                socket.abort()
+                socket.deleteLater()
+        self._buffers.clear()
         self.server.close()
 
     def _accept(self) -> None:
@@ -160,6 +170,9 @@ class InstanceServer(QObject):
                 self.command.emit(text)
 
     def _closed(self, socket: QLocalSocket) -> None:
+        if not shiboken6.isValid(socket):  # deleted by Qt meanwhile: nothing left to read
+            self._buffers.pop(socket, None)
+            return
         if socket in self._buffers:
             self._read(socket)
             del self._buffers[socket]

@@ -65,6 +65,17 @@ def make_private_folder(folder: Path) -> None:
     _require(folder_problem(folder))
 
 
+def folder_refusal(folder: Path) -> str:
+    """Why sockets may not live in `folder` ('' when they may), naming the folder that
+    failed: `folder` itself, or — when it is not there yet — the folder it would be made
+    in, when that is someone else's (their `memex/` in a shared cache folder)."""
+    if not os.path.lexists(folder) and os.path.lexists(folder.parent):
+        problem = folder_problem(folder.parent.resolve(), private=False)
+        if problem:
+            return problem
+    return folder_problem(folder)
+
+
 def _require(problem: str) -> None:
     if problem:
         raise Untrusted(problem)

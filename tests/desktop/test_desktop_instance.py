@@ -117,6 +117,34 @@ def test_a_second_launch_toggles_the_first(qapp: Any, tmp_path: Path, demo_index
                 stream.close()
 
 
+def test_quit_over_the_instance_socket_ends_the_app_without_a_traceback(
+    qapp: Any, tmp_path: Path
+) -> None:
+    """The command came over a socket Qt deletes with its server while the app ends: it
+    must not call back into the closed server (`QLocalSocket already deleted`)."""
+    name = f"memex-test-{uuid.uuid4().hex[:10]}"
+    (tmp_path / "root").mkdir()
+    index = ["--root", str(tmp_path / "root"), "--db", str(tmp_path / "index" / "memex.db")]
+    first = _launch(index, _env(tmp_path, name))
+    lines = _Lines(first)
+    try:
+        lines.wait_for(f"memex: running (instance {name})")
+        assert send(name, "quit")
+        assert first.wait(timeout=LINE_TIMEOUT) == 0
+        assert lines.done.wait(LINE_TIMEOUT)
+        while not lines.lines.empty():
+            lines.seen.append(lines.lines.get())
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+        for stream in (first.stdout, first.stderr):
+            if stream is not None:
+                stream.close()
+    assert any("received quit" in line for line in lines.seen), lines.seen
+    assert not any("Traceback" in line or "already deleted" in line for line in lines.seen)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="named pipes leave no stale file")
 def test_a_stale_socket_from_a_crash_is_cleared(qapp: Any, qtbot: Any) -> None:
     name = f"memex-stale-{uuid.uuid4().hex[:10]}"

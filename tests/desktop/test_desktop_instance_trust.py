@@ -70,6 +70,24 @@ def test_a_squatted_folder_is_sent_nothing_and_not_listened_in(
         assert squatter.received() == []
 
 
+def test_their_memex_folder_is_the_folder_named(
+    qapp: Any, other_user: User, shared: Path, cache_env: dict[str, str], private_run: Path
+) -> None:
+    """Only `memex/` is theirs (no `run/` in it): the refusal names `memex/`, not the
+    `run/` folder that was never made."""
+    squatter = Squatter(other_user, shared / "memex" / "theirs.sock")
+    try:
+        name = socket_name(cache_env)
+        assert Path(name).parent == shared / "memex" / "run"
+        server = InstanceServer()
+        assert not server.listen(name)
+        assert server.error().startswith(f"the folder {shared / 'memex'} belongs to another user")
+        server.close()
+        assert not (shared / "memex" / "run").exists()
+    finally:
+        assert squatter.received() == []
+
+
 def test_their_process_behind_our_socket_file_is_sent_no_byte(
     qapp: Any, other_user: User, shared: Path, private_run: Path
 ) -> None:
