@@ -203,7 +203,7 @@ def message_draft(
     message: Message, headers: MailHeaders, location: str, notes: list[str]
 ) -> Draft | None:
     subject, senders, receivers = headers.subject, headers.senders, headers.receivers
-    sender, to = _readable(senders), _readable(receivers)
+    sender, to = _readable(senders), _readable(receivers) or headers.receiver_text
     text_part = body_part(message)
     body = _part_text(text_part, notes, location) if text_part is not None else ""
     body = strip_quotes_and_signature(body)
@@ -238,7 +238,7 @@ def _parse(raw: bytes) -> Message:
 
 
 class MalformedMessage(Exception):
-    """A message Python's `email` package could not take apart."""
+    """A message Python's `email` package could not take apart, in words."""
 
 
 def read_message(
@@ -246,14 +246,25 @@ def read_message(
 ) -> tuple[Draft | None, MailHeaders]:
     """One message's draft (None when it holds nothing to index) and its headers.
 
-    Python's `email` package raises internal errors on some malformed messages (deep nesting,
-    broken MIME structure): MalformedMessage then, so the caller keeps the other messages."""
+    Python's `email` package raises internal errors on some malformed messages (parts nested
+    a thousand deep, broken MIME structure): MalformedMessage then, naming the message by its
+    subject when its headers alone can be read, so the caller keeps the other messages."""
     try:
         message = _parse(raw)
         headers = read_headers(message, envelope)
         return message_draft(message, headers, location, notes), headers
     except Exception as exc:  # whatever the parser raises, named above
-        raise MalformedMessage(location) from exc
+        raise MalformedMessage(f"{_named(raw, envelope)} could not be taken apart") from exc
+
+
+def _named(raw: bytes, envelope: str | None) -> str:
+    """'the message 'Subject'' from the headers alone (parsed without the body)."""
+    try:
+        only = BytesParser(policy=policy.compat32).parsebytes(tidy_header_block(raw), True)
+        subject = read_headers(only, envelope).subject
+    except Exception:  # the same internal errors as above: the message stays unnamed
+        subject = ""
+    return f"the message '{subject[:80]}'" if subject else "a message"
 
 
 def _extract_mbox(data: bytes) -> Extraction:
@@ -271,8 +282,8 @@ def _extract_mbox(data: bytes) -> Extraction:
         counted = start
         try:
             draft, headers = read_message(raw, envelope, f"line:{line}", result.notes)
-        except MalformedMessage:
-            result.problems.append(f"line {line}: a message whose MIME structure is broken")
+        except MalformedMessage as exc:
+            result.problems.append(f"line {line}: {exc} (its MIME parts are broken)")
             continue
         if draft is None or not headers.has_mail_headers:
             result.problems.append(f"line {line}: not a readable message")
@@ -292,7 +303,7 @@ def _extract_eml(data: bytes) -> Extraction:
             data[envelope_line.end() :] if envelope_line else data, envelope, "line:1", result.notes
         )
     except MalformedMessage as exc:
-        raise ExtractError("a message whose MIME structure is broken") from exc
+        raise ExtractError(f"{exc} (its MIME parts are broken)") from exc
     if not headers.has_mail_headers:
         raise ExtractError("not an email message: no From, Subject or Date header")
     if draft is not None:
@@ -355,17 +366,22 @@ def _extract_catalog(data: bytes) -> Extraction:
 # The folder files of a mail client that keeps mbox files without an extension (Thunderbird's
 # `Mail/Local Folders/Inbox`, `ImapMail/<server>/INBOX`), by their usual names.
 FOLDER_FILES = ("inbox", "sent", "drafts", "archives", "trash", "junk", "templates", "all mail")
-_HEADER = re.compile(r"^[!-9;-~]{1,76}:[ \t]")
-_KNOWN_HEADERS = ("from:", "to:", "subject:", "date:", "message-id:", "received:", "mime-version:")
+# A header line; obsolete syntax (RFC 5322 §4.5) allows spaces before the colon.
+_HEADER = re.compile(r"^([!-9;-~]{1,76})[ \t]*:")
+_KNOWN_HEADERS = {"from", "to", "subject", "date", "message-id", "received", "mime-version"}
+_ENVELOPE_TEXT = re.compile(r"From (?![ \t]*:)")
 
 
 def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     """An mbox (a `From ` separator line, then header lines: `.mbox`, `.mbx`, or a mail
     client's folder file without an extension, Thunderbird's `Inbox`) or an `.eml` (header
-    lines from the first, one of them a mail header such as `From:` or `Subject:`)."""
+    lines from the first, one of them a mail header such as `From:` or `Subject:`, after the
+    `From ` envelope line Thunderbird and others save it with)."""
     lines = head_lines(head)
-    if name.lower().endswith((".mbox", ".mbx")) or "." not in name:
-        lines = lines[1:] if lines and lines[0].startswith("From ") else []
-    header = [line for line in lines[:40] if _HEADER.match(line)]
+    if lines and _ENVELOPE_TEXT.match(lines[0]):
+        lines = lines[1:]
+    elif name.lower().endswith((".mbox", ".mbx")) or "." not in name:
+        return False
+    fields = [found[1].lower() for line in lines[:40] if (found := _HEADER.match(line))]
     starts = bool(lines) and _HEADER.match(lines[0]) is not None
-    return starts and any(line.lower().startswith(_KNOWN_HEADERS) for line in header)
+    return starts and any(field in _KNOWN_HEADERS for field in fields)

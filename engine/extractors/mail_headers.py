@@ -183,6 +183,7 @@ class MailHeaders:
     receivers: list[tuple[str, str]]
     copied: list[tuple[str, str]]
     sender_text: str
+    receiver_text: str  # shown when To names no mailbox (`Friends of the club:;`)
     date: str | None
     date_note: str | None
     message_id: str
@@ -206,6 +207,7 @@ def read_headers(message: Message, envelope: str | None) -> MailHeaders:
         receivers=address_pairs(raw.get("to"), declared),
         copied=address_pairs(raw.get("cc"), declared),
         sender_text=text("from"),
+        receiver_text=text("to"),
         date=date,
         date_note=note,
         message_id=text("message-id"),

@@ -70,7 +70,7 @@ RECOGNISERS: Mapping[str, Recogniser] = {
         mail.recognise,
         about="an mbox (a `From ` line, then headers: `.mbox`, or a mail folder's file "
         "without an extension, Thunderbird's `Inbox`, `Sent`, …) or an `.eml` (mail headers "
-        "first)",
+        "first, or after the `From ` line Thunderbird saves it with)",
     ),
     "garmin": Recogniser(
         (".json",),
