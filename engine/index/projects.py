@@ -33,6 +33,7 @@ BUILD_FILES = frozenset(
         "setup.py",
         "setup.cfg",
         "package.json",
+        "tsconfig.json",
         "deno.json",
         "Cargo.toml",
         "go.mod",
