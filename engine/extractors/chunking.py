@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 import json
 import re
@@ -12,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from engine.extractors import ExtractError, Extraction
+from engine.extractors.encodings import decode as decode  # every reader decodes here
 from engine.extractors.filenames import name_stamp
 from engine.records import Draft
 from engine.text import clean_json, has_surrogate_escape
@@ -29,37 +29,6 @@ MAX_JSON_DEPTH = 64
 EPOCH_RANGE = (-62135596800.0, 253402300799.0)  # 0001-01-01 to 9999-12-31T23:59:59 UTC
 
 Item = TypeVar("Item")
-
-
-_WIDE_BOMS = (  # UTF-32 first: its little-endian BOM starts like UTF-16's
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def decode(data: bytes) -> str:
-    """Bytes to text: UTF-16 or UTF-32 with a BOM (Excel's "Unicode text", Windows tools),
-    UTF-8 (with or without BOM), else cp1252, never a crash on odd bytes."""
-    wide = next((codec for bom, codec in _WIDE_BOMS if data.startswith(bom)), None)
-    if wide:
-        try:
-            text = data.decode(wide)
-        except UnicodeDecodeError:
-            pass  # not that encoding after all (`\xff\xfe` opens many a binary file)
-        else:
-            if "\x00" in text[:4096]:
-                raise ExtractError("binary content (NUL characters)")
-            return text
-    if b"\x00" in data[:4096]:
-        raise ExtractError("binary content (NUL bytes)")
-    for encoding in ("utf-8-sig", "cp1252"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("utf-8", errors="replace")
 
 
 def content_hash(text: str) -> str:

@@ -183,7 +183,8 @@ def is_prose(text: str) -> bool:
     if not lines or words < PROSE_MIN_WORDS or words / len(lines) < PROSE_MIN_WORDS_PER_LINE:
         return False
     shaped = sum(1 for line in lines if _LOG_LINE.match(line))
-    return shaped / len(lines) < 0.2 and bool(re.search(r"[a-z]{3,}[.!?](\s|$)", text))
+    # a word of any script but no ASCII capitals (`ERROR.`) before a sentence's end
+    return shaped / len(lines) < 0.2 and bool(re.search(r"[^\W\d_A-Z]{3,}[.!?](\s|$)", text))
 
 
 def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
@@ -203,4 +204,8 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
 
 
 def decode_head(head: bytes) -> str:
-    return head.decode("utf-8", errors="replace")
+    """A file's first bytes as text, in whatever encoding it was saved (a cp1251 note too)."""
+    try:
+        return decode(head, head=True)
+    except ExtractError:  # binary: no text to judge
+        return ""

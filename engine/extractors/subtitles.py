@@ -18,7 +18,8 @@ from engine.extractors.filenames import datetime_from_name, recording_title
 from engine.extractors.meeting import Turn, segment_drafts, turn_mentions
 from engine.extractors.sniffing import SiblingCheck, head_lines
 
-_TIMING = re.compile(r"^\s*(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})\s*-->\s*\S+")
+# `00:01:02,500`, `00:01:02.500` and `00:01:02` (the milliseconds left out by some tools)
+_TIMING = re.compile(r"^\s*(?:(\d+):)?(\d{1,2}):(\d{2})(?:[.,](\d{1,3}))?\s*-->\s*\S+")
 _VOICE = re.compile(r"<v(?:\.[^ >]*)?\s+([^>]+)>")
 _TAG = re.compile(r"</?[^>]+>")
 _PREFIX = re.compile(r"^(?:-\s*)?([A-Z][\w .'\-]{0,40}):\s+(.*)$")
@@ -104,7 +105,7 @@ def _title(text: str, path: PurePath) -> str:
 
 
 def extract_subtitles(data: bytes, path: PurePath) -> Extraction:
-    text = decode(data).replace("\r\n", "\n")
+    text = decode(data)
     result = Extraction()
     turns = cue_turns(text, result)
     when = datetime_from_name(path.name)  # Zoom's GMT… names hold the start time (UTC)
