@@ -25,7 +25,7 @@ from engine.cli.warm import BackgroundServer, SearchService, search_server
 from engine.core import Engine
 from engine.settings import Settings, load_settings
 from engine.warm import argv as warm_argv
-from engine.warm import client, runtime
+from engine.warm import client, runtime, server
 from engine.warm.identity import cli_settings, identity
 from engine.warm.protocol import MAX_REQUEST_BYTES, PROTOCOL, receive, send
 from tests.conftest import cli_args
@@ -119,7 +119,9 @@ class Watch:
             sock.settimeout(30)
             sock.connect(str(self.address))
             sock.sendall(raw)
-            return receive(sock, 1 << 24)
+            lines = sock.makefile("rb")
+            reply = client.read_line(lines)  # a worker's note first, when it took a search
+            return client.read_line(lines) if reply == server.WORKING else reply
 
     def status(self) -> dict[str, Any]:
         return self.ask(json.dumps({"memex": PROTOCOL, "op": "status"}).encode() + b"\n")

@@ -67,8 +67,12 @@ def test_idle_connections_do_not_hold_the_server(run_env: dict[str, str], args: 
 
 
 def test_a_full_server_declines_at_once_and_the_client_answers_one_shot(
-    run_env: dict[str, str], args: list[str]
+    run_env: dict[str, str], args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """MAX_IN_HAND in hand: the next is declined at once (the queue's own deadline, which
+    tests/test_warm_slow_clients.py covers, is set out of the way here)."""
+    monkeypatch.setattr(server, "QUEUE_SECONDS", 600.0)
+    monkeypatch.setattr(client, "TAKEN_TIMEOUT_SECONDS", 600.0)
     release = threading.Event()
     entered = threading.Semaphore(0)
 

@@ -25,7 +25,7 @@ from engine.cli.search import check_limit, print_response, search_on, search_par
 from engine.core import Engine
 from engine.settings import Settings
 from engine.warm.argv import Common, glue_values, is_plain_search
-from engine.warm.identity import identity
+from engine.warm.identity import identity, named_identity
 from engine.warm.server import WarmServer, decline, error
 
 WARM_UP_QUERY = "memex"
@@ -81,6 +81,8 @@ class SearchService:
             return decline("not a search")
         if Common(args.root, args.db, args.config).as_json() != request["common"]:
             return decline("the client read --root/--db/--config otherwise")
+        if not self.names_this_server(engine, request):
+            return decline("its --root/--db/--config name another index or other settings")
         self.follow_people(engine)
         return self.search(engine, args)
 
@@ -98,6 +100,16 @@ class SearchService:
             return decline(type(exc).__name__)
         print_response(response, args.json, args.explain, out)
         return answer(out.getvalue(), "", EXIT_OK)
+
+    def names_this_server(self, engine: Engine, request: dict[str, Any]) -> bool:
+        """The index, roots and settings the request's own options name are the server's
+        (engine/warm/identity.py, `named_identity`); a config it cannot read is not."""
+        cwd = request.get("cwd")
+        try:
+            named = named_identity(request["common"], cwd if isinstance(cwd, str) else "", self.env)
+        except Exception:  # a config that will not load: the one-shot path says why
+            return False
+        return named is None or named == self.identity_of(engine.settings)
 
     def identity_of(self, settings: Settings) -> str:
         cached = self._identity

@@ -16,18 +16,22 @@ import os
 import socket
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 from engine.warm import argv as cli_argv
 from engine.warm.identity import cli_settings, identity
-from engine.warm.protocol import MAX_REPLY_BYTES, PROTOCOL, ProtocolError, receive, send
+from engine.warm.protocol import MAX_REPLY_BYTES, PROTOCOL, ProtocolError, parse, send
 from engine.warm.runtime import address_for, connect
 from engine.warm.trust import Untrusted
 
 ENV_OFF = "MEMEX_NO_WARM"
 ENV_DEBUG = "MEMEX_WARM_DEBUG"
 CONNECT_TIMEOUT_SECONDS = 0.05
-REPLY_TIMEOUT_SECONDS = 30.0  # a search that takes longer runs again on the one-shot path
+# A busy server costs about a second: a worker takes the search (its note, or an answer)
+# within it, or the server declines "busy" (engine/warm/server.py, QUEUE_SECONDS), or the
+# one-shot path answers.
+TAKEN_TIMEOUT_SECONDS = 1.5
+REPLY_TIMEOUT_SECONDS = 30.0  # once taken: a search that takes longer runs again one-shot
 EXIT_INTERRUPTED = 130  # engine.cli.common.EXIT_INTERRUPTED (that module loads apsw)
 EXIT_BROKEN_PIPE = 141  # engine.cli.stdio.EXIT_BROKEN_PIPE
 
@@ -74,6 +78,7 @@ def ask(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any] | None:
         "identity": identity(settings, env),
         "argv": list(argv),
         "common": common.as_json(),
+        "cwd": _cwd(),  # where the server reads this argv's relative --root/--db/--config
         "token": token,
     }
     return exchange(sock, request)
@@ -81,15 +86,36 @@ def ask(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any] | None:
 
 def exchange(sock: socket.socket, request: dict[str, Any]) -> dict[str, Any] | None:
     """Send the request on a checked connection; the answer, or None (a decline, a
-    "busy", an error reply, a timeout), and the connection closed either way."""
+    "busy", an error reply, no worker's note within TAKEN_TIMEOUT_SECONDS, a timeout), and
+    the connection closed either way."""
     with sock:
         try:
-            sock.settimeout(REPLY_TIMEOUT_SECONDS)
+            sock.settimeout(TAKEN_TIMEOUT_SECONDS)
             send(sock, request)
-            reply = receive(sock, MAX_REPLY_BYTES)
+            lines = sock.makefile("rb")
+            reply = read_line(lines)
+            if reply.get("working") is True:  # a worker took it: the search's own time
+                sock.settimeout(REPLY_TIMEOUT_SECONDS)
+                reply = read_line(lines)
         except (OSError, ProtocolError):
             return None
     return reply if answered(reply) else None
+
+
+def read_line(lines: BinaryIO) -> dict[str, Any]:
+    """The next line of the reply as a JSON object (`protocol.receive`, but buffered: the
+    note and the answer may come in one read)."""
+    line = lines.readline(MAX_REPLY_BYTES + 1)
+    if not line.endswith(b"\n"):
+        raise ProtocolError("the connection closed, or the line is too long")
+    return parse(line[:-1])
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:  # a deleted working folder: the server declines relative options
+        return ""
 
 
 def answered(reply: dict[str, Any]) -> bool:

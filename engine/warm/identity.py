@@ -11,6 +11,11 @@ server started, another `--root`, `MEMEX_DB` or `--config`, another embedder, a 
 set in the client's shell but not in the server's: another identity, so the server declines
 and the one-shot path answers.
 
+The identity a request carries is the client's word; the server also reads the request's
+own `--root/--db/--config` (from the client's working folder, `named_identity`) and declines
+when the settings they name are not its own: a request about another index is never
+answered from this one, whatever identity it carries.
+
 The variables enter as hashes, never as values, and the identity is one digest of all
 of it: what a client sends reveals no key, and it is sent only to a process of the same user.
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -93,3 +99,28 @@ def cli_settings(root: Sequence[str] | None, db: str | None, config: str | None)
     if db:
         overrides["db"] = str(Path(db).expanduser().resolve())
     return load_settings(config, **overrides)
+
+
+def named_identity(common: Mapping[str, Any], cwd: str, env: Mapping[str, str]) -> str | None:
+    """The identity of the settings a request's own `--root/--db/--config` name, their
+    relative paths read from the client's working folder `cwd`, the rest as this process
+    reads it; None when the request names none of them (its identity speaks for itself).
+    ValueError when it names a relative path and gives no working folder."""
+    root, db, config = common.get("root"), common.get("db"), common.get("config")
+    if not (root or db or config):
+        return None
+
+    def absolute(option: str) -> str:
+        path = Path(option).expanduser()
+        if path.is_absolute():
+            return str(path)
+        if not os.path.isabs(cwd):
+            raise ValueError(f"{option!r} is relative and the request gives no working folder")
+        return str(Path(cwd) / path)
+
+    settings = cli_settings(
+        [absolute(r) for r in root] if root else None,
+        absolute(db) if db else None,
+        absolute(config) if config else None,
+    )
+    return identity(settings, env)
