@@ -246,5 +246,6 @@ class WarmServer:
                 "requests": self.requests,
                 "served": self.served,
                 "busy": self.busy,
+                "dropped": self.outbox.dropped,  # clients that did not read their answer
                 "refused": self.intake.refused if self.intake is not None else 0,
             }
