@@ -115,8 +115,9 @@ def test_a_series_is_one_chunk_and_cancelled_events_are_skipped() -> None:
 
 def test_a_broken_event_is_a_problem_and_the_others_are_read() -> None:
     result = extract_ical(fixture("calendar/bad-calendar.ics"), PurePath("bad.ics"))
-    assert [d.title for d in result.drafts] == ["Dentist"]
-    assert len(result.problems) == 2
+    assert [d.title for d in result.drafts] == ["Dentist", "Broken start", "No start at all"]
+    assert [d.content_date for d in result.drafts[1:]] == [None, None]  # kept undated
+    assert len(result.problems) == 1 and len(result.notes) == 1
     with pytest.raises(ExtractError):
         extract_ical(b"BEGIN:VCARD\nEND:VCARD\n", PurePath("x.ics"))
 

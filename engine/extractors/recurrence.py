@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
+import icalendar
+
 _UNITS = {
     "SECONDLY": "second",
     "MINUTELY": "minute",
@@ -42,6 +44,7 @@ _MONTHS = [
     "December",
 ]
 _BYDAY = re.compile(r"(?P<nth>[+-]?\d{1,2})?(?P<day>[A-Z]{2})")
+_SPACES = re.compile(r"\s+")
 
 
 def _ordinal(n: int) -> str:
@@ -102,3 +105,19 @@ def recurrence_words(rule: Mapping[str, Any]) -> str:
     if until := _values(rule, "UNTIL"):
         text += f", until {_until(until[0])}"
     return text
+
+
+def readable_rules(values: Sequence[Any]) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The repeat rules icalendar read, and the raw text of those it could not. A rule it
+    could not read is read again without its spaces (Outlook writes `BYDAY=MO, TU`)."""
+    rules: list[Mapping[str, Any]] = []
+    unreadable: list[str] = []
+    for value in values:
+        if isinstance(value, Mapping):
+            rules.append(value)
+            continue
+        try:
+            rules.append(icalendar.vRecur.from_ical(_SPACES.sub("", str(value))))
+        except (ValueError, TypeError, KeyError, IndexError):  # FREQ=FORTNIGHTLY and the like
+            unreadable.append(str(value))
+    return rules, unreadable
