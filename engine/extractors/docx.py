@@ -1,4 +1,4 @@
-"""A Word `.docx`, read with python-docx (the `documents` extra): its paragraphs and tables
+"""A Word `.docx`, read with python-docx (a default dependency): its paragraphs and tables
 in order, cut into sections at its headings (`Heading 1`…, `Title`)."""
 
 from __future__ import annotations
@@ -19,15 +19,24 @@ MISSING = "reading .docx needs python-docx: pip install 'memex[documents]'"
 
 def _load(data: bytes) -> Any:
     try:
-        import docx  # the documents extra
+        import docx  # a default dependency; absent only from a broken install
     except ImportError:
         raise ExtractError(MISSING) from None
     try:
         return docx.Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise ExtractError(f"not a readable .docx: {exc}") from None
-    except Exception as exc:  # lxml's XMLSyntaxError and python-docx's own errors
-        raise ExtractError(f"not a readable .docx: {type(exc).__name__}: {exc}") from None
+    except Exception as exc:  # zipfile's, lxml's and python-docx's own errors, in words
+        raise ExtractError(f"not a readable .docx: {_why(exc)}") from None
+
+
+def _why(exc: Exception) -> str:
+    """Why python-docx could not open a file, in the user's words."""
+    if isinstance(exc, zipfile.BadZipFile | EOFError | OSError):
+        return "it is not a zip archive as Word writes one (damaged, cut short, or renamed)"
+    if isinstance(exc, KeyError):
+        return "a part every Word document holds is missing"
+    if isinstance(exc, ValueError):
+        return "it is another kind of Office file (a template, a macro document) or renamed"
+    return "its XML is damaged"
 
 
 def _blocks(document: Any) -> list[tuple[str, str]]:

@@ -271,7 +271,8 @@ def recognise_file(
 
 def check_failed(failed: Sequence[str], found: str | None) -> str:
     """A file some recognisers' checks failed on, in words: which, and what became of it."""
-    labels = " or ".join(dict.fromkeys(_label(kind) for kind in failed)) or "any format"
+    *others, last = dict.fromkeys(_label(kind) for kind in failed) or ["any format"]
+    labels = f"{', '.join(others)} or {last}" if others else last
     outcome = f"it was read as {_label(found)}" if found else "it was left out"
     return f"could not be checked for {labels} (Memex failed on its first bytes); {outcome}"
 
