@@ -59,9 +59,15 @@ def lines_of(sock: socket.socket) -> list[dict[str, Any]]:
         return [json.loads(line) for line in lines]
 
 
+WORKERS = 2  # the servers here: as many silent clients as workers hold none of them
+
+
 @pytest.fixture
-def big_answers(run_env: dict[str, str], args: list[str]) -> Iterator[WarmServer]:
-    """A server whose every answer is 8 MB, its outbox's deadline short."""
+def big_answers(
+    run_env: dict[str, str], args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[WarmServer]:
+    """A server of two workers whose every answer is 8 MB, its outbox's deadline short."""
+    monkeypatch.setattr(server, "WORKERS", WORKERS)
     db = cli_settings([args[1]], args[3], args[5]).db_path
     big = {"ok": True, "stdout": BIG, "stderr": "", "code": 0}
     ours = WarmServer(db, lambda _request: dict(big), run_env)
@@ -75,14 +81,14 @@ def test_clients_that_never_read_hold_no_worker(
     big_answers: WarmServer, run_env: dict[str, str], args: list[str]
 ) -> None:
     assert big_answers.address is not None
-    silent = [raw_request(big_answers.address, SEARCH) for _ in range(server.WORKERS)]
+    silent = [raw_request(big_answers.address, SEARCH) for _ in range(WORKERS)]
     try:
-        assert wait_for(lambda: big_answers.served == server.WORKERS)  # both answered
+        assert wait_for(lambda: big_answers.served == WORKERS)  # both answered
         assert big_answers.in_hand == 0  # no worker waits for them to read
         reply = client.ask([*args, *QUERY, "--json"], run_env)
         assert reply is not None and reply["stdout"] == BIG  # the warm server answered
-        assert big_answers.served == server.WORKERS + 1
-        assert wait_for(lambda: big_answers.outbox.dropped == server.WORKERS)
+        assert big_answers.served == WORKERS + 1
+        assert wait_for(lambda: big_answers.outbox.dropped == WORKERS)
         assert big_answers.outbox.waiting_bytes == 0  # their bytes let go with them
     finally:
         for sock in silent:
@@ -97,8 +103,9 @@ def test_a_reader_that_reads_gets_the_whole_answer_after_its_note(big_answers: W
 
 
 def test_a_request_no_worker_takes_is_declined_busy(
-    run_env: dict[str, str], args: list[str]
+    run_env: dict[str, str], args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(server, "WORKERS", WORKERS)  # fewer workers than requests in hand
     release = threading.Event()
     taken = threading.Semaphore(0)
 
@@ -110,9 +117,9 @@ def test_a_request_no_worker_takes_is_declined_busy(
     db = cli_settings([args[1]], args[3], args[5]).db_path
     ours = WarmServer(db, held, run_env)
     assert ours.start() and ours.address is not None
-    holding = [raw_request(ours.address, SEARCH) for _ in range(server.WORKERS)]
+    holding = [raw_request(ours.address, SEARCH) for _ in range(WORKERS)]
     try:
-        for _ in range(server.WORKERS):
+        for _ in range(WORKERS):
             assert taken.acquire(timeout=60)  # every worker is busy with a long search
         waiting = raw_request(ours.address, SEARCH)
         assert lines_of(waiting) == [{"ok": False, "decline": "busy"}]  # not the late answer

@@ -38,8 +38,12 @@ from engine.warm.outbox import Outbox
 from engine.warm.protocol import MAX_REQUEST_BYTES, PROTOCOL, ProtocolError, parse, send
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
-WORKERS = 2  # searches at once: the machine's cores, not the number of clients
-MAX_IN_HAND = 16  # searches running or waiting; beyond: "busy", the client answers one-shot
+# Searches at once. A warm search can spend most of its time waiting — on an HTTP re-ranker
+# or embedder — so it takes a thread, not a core: 20 scripts at once are all answered warm.
+# Each thread has its own read connection (its page cache holds only what the file's memory
+# map does not); the model, vectors and postings are the engine's, shared.
+WORKERS = 24
+MAX_IN_HAND = 24  # searches running or waiting; beyond: "busy", the client answers one-shot
 QUEUE_SECONDS = 1.0  # a request no worker has taken within this is declined "busy"
 WORKING = {"working": True}  # a worker's note as it takes a search: the answer follows
 NONCE = re.compile(r"[0-9a-f]{16,64}")
