@@ -1,8 +1,8 @@
 """The report's operational parts: indexing, discovery and people, freshness, trust boundaries.
 
 Each renderer reads one result file of bench.first_hour, bench.embedders, bench.demo,
-bench.home_discovery, bench.people, bench.freshness, bench.churn, bench.hostile_http or
-bench.mcp_fuzz.
+bench.home_discovery, bench.people, bench.freshness, bench.churn, bench.hostile_http,
+bench.mcp_fuzz or bench.warm_slow_clients.
 """
 
 from __future__ import annotations
@@ -305,6 +305,27 @@ def render_mcp_fuzz(f: dict[str, Any]) -> str:
     return f"Seed {f['seed']}.\n\n{figure_table(rows)}"
 
 
+def render_warm_slow_clients(f: dict[str, Any]) -> str:
+    """Who answered the clients, how fast, against the deadline; the silent clients let go."""
+    rows = []
+    for path in ("warm", "one-shot"):
+        took = [r["seconds"] for r in f["rows"] if r["path"] == path]
+        rows.append([path, len(took), f"{max(took):.2f} s" if took else "–"])
+    bound = f["rerank_bound_s"] + 1
+    server = f["server"]
+    return (
+        f"{f['clients']} clients at once, {f['silent']} of them sending a large `--json` search "
+        f"and never reading; re-ranker {f['rerank_delay_s']:g} s a call, bound "
+        f"{f['rerank_bound_s']:g} s.\n\n"
+        f"{markdown_table(['answered by', 'clients', 'slowest'], rows)}\n\n"
+        f"Every client answered within {bound:g} s: {'yes' if f['late'] == 0 else '**no**'} "
+        f"({f['late']} late). The next search, the silent clients still connected: "
+        f"{f['after']['path']}, {f['after']['seconds']:.2f} s. The server let go of "
+        f"{server['dropped']} silent client(s) at their write deadline; {server['busy']} "
+        "request(s) declined busy."
+    )
+
+
 def section(title: str, result: str, render: Render, command: str, part: str) -> Section:
     return Section(title, result, render, f".venv/bin/python -m {command}", part)
 
@@ -376,4 +397,11 @@ SECTIONS: list[Section] = [
         TRUST,
     ),
     section("MCP fuzz", "mcp_fuzz", render_mcp_fuzz, "bench.mcp_fuzz --lines 5000", TRUST),
+    section(
+        "Warm server under slow clients",
+        "warm_slow_clients",
+        render_warm_slow_clients,
+        "bench.warm_slow_clients",
+        TRUST,
+    ),
 ]
