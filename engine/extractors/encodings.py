@@ -83,7 +83,9 @@ def decode(data: bytes, *, head: bool = False) -> str:
         if text is None:
             text = _mixed_utf8(data) or _legacy(data, head)
     if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:  # old Mac line endings: a pass only files holding them pay
+            text = text.replace("\r", "\n")
     return text
 
 
