@@ -9,7 +9,7 @@ import pytest
 
 from engine.extractors import ExtractError, Extraction
 from engine.extractors.ical import extract_ical
-from engine.extractors.recurrence import readable_rules
+from engine.extractors.recurrence import readable_rules, recurrence_words
 
 FIXTURES = Path(__file__).parent / "fixtures" / "calendar"
 
@@ -141,3 +141,7 @@ def test_a_file_cut_inside_an_event_keeps_what_it_has() -> None:
     assert result.problems == [
         "line 8: the event 'Dentist' is cut short (the file ends inside it); kept"
     ]
+
+
+def test_a_rule_naming_no_real_month_is_read_without_it() -> None:
+    assert recurrence_words({"FREQ": ["YEARLY"], "BYMONTH": [13]}) == "every year"

@@ -87,8 +87,8 @@ def _on(rule: Mapping[str, Any]) -> str:
         parts.append("on " + _and([_day(str(d)) for d in days]))
     if month_days := _values(rule, "BYMONTHDAY"):
         parts.append("on the " + _and([_ordinal(int(d)) for d in month_days]))
-    if months := _values(rule, "BYMONTH"):
-        parts.append("in " + _and([_MONTHS[int(m) - 1] for m in months if 1 <= int(m) <= 12]))
+    if months := [_MONTHS[int(m) - 1] for m in _values(rule, "BYMONTH") if 1 <= int(m) <= 12]:
+        parts.append("in " + _and(months))  # a month beyond 12 is no month
     return " ".join(parts)
 
 
