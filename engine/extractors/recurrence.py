@@ -1,6 +1,7 @@
 """A calendar's recurrence rule (RFC 5545 `RRULE`) in words, so a series is one readable
 chunk: `FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE;UNTIL=20240624T080000Z` → "every 2 weeks on
-Monday and Wednesday, until 2024-06-24"."""
+Monday and Wednesday, until 2024-06-24". A rule icalendar could not read is read again
+without its spaces (`readable_rules`)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 Consecutive cues of one speaker merge into one turn (up to a segment's size); a turn's
 location is its first cue's start time (`t:HH:MM:SS`), which players can seek to.
 NOTE, STYLE and REGION blocks are skipped; a cue whose timing line is broken is a problem.
+Timings with a comma, a dot or no milliseconds are read; the text is decoded in whatever
+encoding and line endings it was saved with (`encodings.decode`).
 """
 
 from __future__ import annotations
