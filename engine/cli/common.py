@@ -1,9 +1,9 @@
 """What every command shares: exit codes, the error that carries one, the parser, Settings.
 
 Exit codes: 0 success (also with no results), 2 usage error (a bad flag or config value),
-3 no index yet (or a file that is not Memex's, refused unwritten), 4 index or embedder unusable (damaged, unwritable, disk full), 5 the index is
-busy (another program held its write lock past the busy timeout). Errors are one sentence on
-stderr, never a traceback.
+3 no index yet (or a file that is not Memex's, refused unwritten), 4 index or embedder
+unusable (damaged, unwritable, disk full), 5 the index is busy (another program held its
+write lock past the busy timeout). Errors are one sentence on stderr, never a traceback.
 """
 
 from __future__ import annotations
