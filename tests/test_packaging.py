@@ -102,6 +102,7 @@ def test_spec_builds_one_folder_with_two_executables(
     assert ("tokenizer.json", "engine/embedders/minilm") in dests
     assert ("relationships.json", "resources/demo/profile") in dests
     assert ("memex.png", "resources/icons") in dests
+    assert any(dest.startswith("docx/templates") for _, dest in dests)  # python-docx's parts
     assert not [src for src, _ in datas if src.endswith((".py", ".pyc"))]
     assert analysis["hookspath"] == [str(PACKAGING / "hooks")]
     assert all(Path(hook).is_file() for hook in analysis["runtime_hooks"])
