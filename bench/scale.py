@@ -66,7 +66,7 @@ BASE_CHUNKS = 100_000
 BATCH = 5_000
 COLUMNS = (
     "id, source_file, source_type, content, metadata, embedding, indexed_at, content_hash, "
-    "content_date, title, location, people, ordinal"
+    "content_date, title, location, people, ordinal, search_text, search_title"
 )
 
 
@@ -103,7 +103,7 @@ def grow(path: Path, copies: int) -> None:
     rng = np.random.default_rng(16)
     dim = int(db.get_meta(conn, "dimension") or 384)
     total = int(conn.execute("SELECT max(seq) FROM chunks").fetchone()[0])
-    insert = f"INSERT INTO chunks({COLUMNS}) VALUES ({','.join('?' * 13)})"
+    insert = f"INSERT INTO chunks({COLUMNS}) VALUES ({','.join('?' * 15)})"
     for copy in range(1, copies):
         for start in range(0, total + 1, BATCH):
             rows = conn.execute(

@@ -184,6 +184,7 @@ class SearchResult:
     explain: dict[str, Any] | None = None
     sections: int = 1  # sections of its note or meeting that matched (1: only this one)
     related: bool = False  # shown as context linked to a hit, not matched by the query
+    language: str = ""  # the chunk's language, told at index time ("" for a profile)
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -204,6 +205,8 @@ class SearchResult:
             out["sections"] = self.sections
         if self.related:
             out["related"] = True
+        if self.language:
+            out["language"] = self.language
         return out
 
 

@@ -224,6 +224,8 @@ def plan_index(tmp_path: Path) -> apsw.Connection:
                     "",
                     "Ana",
                     i,
+                    None,
+                    None,
                 ),
             )
             if embedding is not None:

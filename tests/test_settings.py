@@ -66,6 +66,7 @@ def test_every_setting_is_a_field_of_one_typed_view() -> None:
         "people_file",
         "max_file_bytes",
         "follow_symlinks_outside_roots",
+        "languages",
     }
     covered = set(top_level)
     for prefix, view in module.VIEWS.items():

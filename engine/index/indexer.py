@@ -28,7 +28,7 @@ from engine.extractors import NO_SIBLINGS, ExtractError, Extraction, Siblings, g
 from engine.extractors.chunking import chunk_id, content_hash
 from engine.extractors.cleaning import clean_draft
 from engine.extractors.mentions import merge_mentions
-from engine.index import databases
+from engine.index import databases, keyword_format
 from engine.index.archives import Archives
 from engine.index.counts import RunCounts as RunCounts  # where runs and tests import it
 from engine.index.embedding import VectorPhase, VectorTables, VectorTarget
@@ -173,6 +173,10 @@ class Indexer:
         self.stored_reason: dict[int, str] = {}  # seq -> "new" | "changed", this run
         self.archives = Archives()  # the archives whose members this run reads
         self.siblings = SiblingFiles(settings, self.archives)  # what readers read beside
+        # An index made by an earlier Memex has its keyword side rebuilt first (no re-embedding).
+        keyword_format.ensure_current(conn, settings, self.reporter)
+        self.keywords = keyword_format.KeywordTexts(settings, conn)
+        self.searchable: dict[str, keyword_format.SearchText] = {}  # id -> this file's
 
     def index_file(self, found: Found, *, force: bool = False) -> FileOutcome:
         """Bring one file's chunks in line with the disk, in one transaction."""
@@ -292,6 +296,8 @@ class Indexer:
                 vectors.delete_vector(self.conn, self.vec_table, seq)
                 self.conn.execute(chunks_sql.delete_by_seq_sql(), (seq,))
             ordinal = {c.id: i for i, c in enumerate(chunks)}
+            texts = self.keywords.chunks(new)  # languages told over the whole file
+            self.searchable = {c.id: t for c, t in zip(new, texts, strict=True)}
             for chunk in new:
                 self.stored_reason[self._insert(chunk, ordinal[chunk.id])] = reason
             path = str(found.path)
@@ -305,7 +311,9 @@ class Indexer:
         return len(new), len(gone)
 
     def _insert(self, chunk: Chunk, ordinal: int) -> int:
-        """Store one chunk without a vector; its seq."""
+        """Store one chunk without a vector, with its language and search text; its seq."""
+        text = self.searchable.get(chunk.id) or self.keywords.chunks([chunk])[0]
+        metadata = {**chunk.metadata, "language": text.language}
         self.conn.execute(
             chunks_sql.insert_sql(),
             (
@@ -313,7 +321,7 @@ class Indexer:
                 chunk.source_file,
                 chunk.source_type,
                 chunk.content,
-                json.dumps(chunk.metadata, ensure_ascii=False, default=str),
+                json.dumps(metadata, ensure_ascii=False, default=str),
                 None,
                 time.time(),
                 chunk.content_hash,
@@ -322,6 +330,8 @@ class Indexer:
                 chunk.location,
                 "\n".join(chunk.people),
                 ordinal,
+                text.text,
+                text.title,
             ),
         )
         return int(self.conn.last_insert_rowid())

@@ -26,7 +26,7 @@ from engine.search.present.response import (
     SearchResponse,
     StageTiming,
 )
-from engine.search.query import dates, fts, suggest
+from engine.search.query import dates, forms, suggest
 from engine.search.query.dates import DateRange
 from engine.search.query.filters import Filters
 from engine.search.query.inputs import SearchInputs, search_inputs
@@ -203,7 +203,7 @@ class Searcher:
             settings=self.settings,
             matcher=self.matcher,
             conn=self.conn,
-            terms=fts.query_terms(keywords, self.config.stop_words),
+            terms=forms.keyword_terms(self.conn, keywords, self.config.stop_words),
             mode=mode,
             prefix=prefix,
             dated=dated,

@@ -93,6 +93,11 @@ class Settings:
         return str(self.values["people_file"])
 
     @property
+    def languages(self) -> tuple[str, ...]:
+        """The `languages` setting: the codes chunks' languages are told among."""
+        return tuple(str(code) for code in self.values["languages"])
+
+    @property
     def max_file_bytes(self) -> int:
         return int(self.values["max_file_bytes"])
 

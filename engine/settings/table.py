@@ -49,6 +49,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("db", str, "", "Index file; empty means the platform data folder's memex.db."),
     Setting("log_dir", str, "", "Run log folder; empty means the platform log folder."),
     Setting(
+        "languages",
+        list,
+        [],
+        "The languages your data is written in, as codes (`en`, `nb`, `sv`, `de`, `zh`, …): "
+        "each chunk's language is told among these (one code pins every chunk to it); empty: "
+        "among the ~45 languages docs/languages.md lists. Changing it rebuilds the keyword "
+        "index on the next run, without re-embedding.",
+    ),
+    Setting(
         "people_file", str, "profile/relationships.json", "Known people, relative to each root."
     ),
     Setting(

@@ -87,7 +87,9 @@ def results(
     part nearest the query when no term is marked."""
     rows = {h.row.seq: h.row for h in hits if h.row is not None}
     texts = {seq: row.content for seq, row in rows.items()}
-    marked = how.highlighter.marked(texts, how.highlighter.phrases(terms)) if terms else {}
+    languages = {seq: str(row.meta().get("language") or "") for seq, row in rows.items()}
+    phrases = how.highlighter.phrases(terms) if terms else []
+    marked = how.highlighter.marked(texts, phrases, languages) if phrases else {}
     # The part nearest the query places a snippet only where no term is marked.
     unmarked = [seq for seq in rows if not has_marks(marked.get(seq))]
     focus = {} if qvec is None else part_vectors.best_spans(conn, unmarked, qvec, texts)
@@ -107,7 +109,12 @@ def results(
 def chunk_result(
     h: Hit, row: ChunkRow, snippet: str, matched: tuple[str, ...], how: Dressing
 ) -> SearchResult:
-    """A chunk hit as a result, with its snippet and matched terms."""
+    """A chunk hit as a result, with its snippet and matched terms (and its language in
+    the explain notes too)."""
+    language = str(row.meta().get("language") or "")
+    explain = h.explain() if how.explain else None
+    if explain is not None and language:
+        explain = {**explain, "language": language}
     return SearchResult(
         id=row.id,
         content=row.content,
@@ -120,9 +127,10 @@ def chunk_result(
         snippet=snippet,
         location=row.location,
         profile=None,
-        explain=h.explain() if how.explain else None,
+        explain=explain,
         sections=h.sections,
         related=h.related,
+        language=language,
     )
 
 

@@ -13,7 +13,7 @@ import apsw
 
 from engine.people import PeopleMatcher
 from engine.records import Person
-from engine.search.query import fts
+from engine.search.query import forms, fts
 from engine.search.query.filters import Filters, chunk_filter_sql
 from engine.store.sql.fts import type_counts_sql
 
@@ -30,7 +30,8 @@ def type_counts(
     stop_words: bool = True,
 ) -> dict[str, int]:
     """Matching chunks per source type, most first; {} for a query with no keywords."""
-    expression = fts.match_expression(fts.query_terms(query, stop_words), prefix_last=prefix)
+    terms = forms.keyword_terms(conn, query, stop_words)
+    expression = fts.match_expression(terms, prefix_last=prefix)
     if expression is None:
         return {}
     persons = tuple(_person(name, matcher) for name in people)

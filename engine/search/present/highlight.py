@@ -11,6 +11,11 @@ and following fts5_aux.c's rules:
 - the open mark goes before the span's first token, the close mark after its last, the
   text between tokens is kept as it is.
 
+A chunk whose index words are not its own text's (a language with a stemmer, or Han, Kana
+or Hangul: engine/language/analyze.py) is tokenized by the same analysis as its search
+text, each word then through the index's tokenizer, and marked where its words stand in
+the text; a pair of characters and the characters in it overlap, and their marks join.
+
 A row with no instance in its content gets no entry, as a row FTS5's MATCH would not return
 (or would return unmarked, matched by its title) makes the same snippet either way.
 `tests/test_highlight.py` compares both over the demo index.
@@ -22,6 +27,8 @@ from collections.abc import Mapping, Sequence
 
 import apsw
 
+from engine.language.analyze import changes_text, spans
+from engine.language.codes import ENGLISH
 from engine.store.sql.schema import TOKENIZER
 
 START, END = b"\x02", b"\x03"  # the marks `fts_sql.highlight_sql` asks FTS5 for
@@ -43,31 +50,50 @@ class Highlighter:
         return found
 
     def marked(
-        self, texts: Mapping[int, str], phrases: Sequence[tuple[str, ...]]
+        self,
+        texts: Mapping[int, str],
+        phrases: Sequence[tuple[str, ...]],
+        languages: Mapping[int, str] | None = None,
     ) -> dict[int, str]:
         """key -> its text with every instance of the phrases marked, for the texts that
-        hold one."""
+        hold one; `languages`: each text's language (English when not given)."""
         out = {}
         for key, text in texts.items():
-            found = self.mark(text, phrases)
+            language = (languages or {}).get(key) or ENGLISH
+            found = self.mark(text, phrases, language)
             if found is not None:
                 out[key] = found
         return out
 
-    def mark(self, text: str, phrases: Sequence[tuple[str, ...]]) -> str | None:
+    def mark(
+        self, text: str, phrases: Sequence[tuple[str, ...]], language: str = ENGLISH
+    ) -> str | None:
         """The text with every instance of the phrases marked, or None when it holds none."""
         data = text.encode("utf-8", errors="replace")  # a lone surrogate: "?"
-        tokens = self._tokens_of(data)
-        spans = merged(instances([t for _, _, t in tokens], phrases))
-        if not spans:
+        if changes_text(text, language):
+            tokens = self._analyzed(text, language)
+        else:
+            tokens = self._tokens_of(data)
+        found = merged(instances([t for _, _, t in tokens], phrases))
+        byte_spans = merged([(tokens[first][0], tokens[last][1]) for first, last in found])
+        if not byte_spans:
             return None
         pieces, at = [], 0
-        for first, last in spans:
-            start, end = tokens[first][0], tokens[last][1]
+        for start, end in byte_spans:
             pieces += [data[at:start], START, data[start:end], END]
             at = end
         pieces.append(data[at:])
         return b"".join(pieces).decode("utf-8", errors="replace")
+
+    def _analyzed(self, text: str, language: str) -> list[tuple[int, int, str]]:
+        """(start byte, end byte, token) of each index word of the text in its language, as
+        FTS5 tokenizes the word (a word it makes no token of is left out)."""
+        out = []
+        for start, end, word in spans(text, language):
+            tokens = self._tokens(word, apsw.FTS5_TOKENIZE_AUX)
+            if tokens:
+                out.append((start, end, tokens[0][2]))
+        return out
 
     def _tokens(self, text: str, reason: int) -> list[tuple[int, int, str]]:
         return self._tokens_of(text.encode("utf-8", errors="replace"), reason)
@@ -100,7 +126,9 @@ def instances(tokens: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> list
 
 
 def merged(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Overlapping spans joined (fts5CInstIterNext); adjacent ones stay apart."""
+    """Overlapping spans joined (fts5CInstIterNext); adjacent ones stay apart. Over byte
+    ranges (end exclusive), ranges that touch join too: only the characters and pairs of
+    a run of Han, Kana or Hangul ever touch, and one mark reads better there."""
     out: list[tuple[int, int]] = []
     for first, last in spans:
         if out and first <= out[-1][1]:

@@ -23,6 +23,11 @@ When the best candidate's cosine is at least `search.floor_cosine_spread` above 
 of the vector candidates the pipeline already holds (no extra scan), a hit passes at
 `best - search.floor_cosine_margin`, never below `search.floor_cosine_low`.
 
+The semantic arm is closed for a query the embedder cannot read (`unread_cut`): the bundled
+model reads English, and for a line in another script its nearest chunks are noise that
+can stand out by chance; such a query is shown what its words find (every script is
+indexed, engine/language/analyze.py).
+
 It applies only when the vector side ran (in keyword-only mode there is no semantic
 evidence to weigh, and every keyword hit is shown as before) and to searches without
 filters: a source, date or person filter asks to browse what it selects, and a vague query
@@ -41,11 +46,17 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
+from engine.language.codes import ENGLISH
+from engine.language.detect import query_language
 from engine.search.context import SearchContext
 from engine.search.hits import Hit
+from engine.search.query import forms
 from engine.search.retrieve.keyword_share import Keywords, keyword_shares
 from engine.search.retrieve.part_vectors import part_cosines
 from engine.store.sql import chunks as chunks_sql
+
+ENGLISH_ONLY_EMBEDDERS = frozenset({"local"})  # the bundled MiniLM (docs/languages.md)
+UNREAD = 2.0  # a cosine cut above any cosine
 
 
 @dataclass(frozen=True)
@@ -169,5 +180,20 @@ class Floor:
         rule = CosineRule(
             cfg.floor_cosine, cfg.floor_cosine_low, cfg.floor_cosine_margin, cfg.floor_cosine_spread
         )
-        cut = cosine_cut(got.cosines.values(), rule)
+        cut = unread_cut(ctx) or cosine_cut(got.cosines.values(), rule)
         return passing(head, found, cfg.floor_keyword, cut)[: ctx.limit]
+
+
+def unread_cut(ctx: SearchContext) -> CosineCut | None:
+    """A cut no cosine reaches when the embedder cannot read the query's language (the
+    bundled model reads English: a Chinese or Russian line, or a confident sentence in
+    another language, gets cosines that are noise), so only keyword evidence counts; None
+    otherwise."""
+    if ctx.settings.embedder.name not in ENGLISH_ONLY_EMBEDDERS:
+        return None
+    language = query_language(ctx.query, forms.languages(ctx.conn))
+    if not language or language == ENGLISH:
+        return None
+    return CosineCut(
+        UNREAD, f"the local model reads English, not this query's language ({language})"
+    )

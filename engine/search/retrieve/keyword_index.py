@@ -63,6 +63,7 @@ from engine.settings import Settings
 from engine.store import db
 from engine.store.sql import chunks, database
 from engine.store.sql import fts as fts_sql
+from engine.store.sql import meta as meta_sql
 from engine.store.sql.schema import TOKENIZER
 
 RELOAD_SHARE = 0.25  # rows changed since the last read, beyond which the postings are read anew
@@ -172,7 +173,7 @@ class KeywordIndex(Mirrored):
         self.conn = db.connect(self.path, create=False)
         self._tokenize = tokenizer(self.conn, TOKENIZER[0], TOKENIZER[1])
         self._lock = threading.Lock()
-        self.mirror = IndexMirror(chunk_pairs, reload_share=RELOAD_SHARE)
+        self.mirror = IndexMirror(chunk_pairs, keyword_side, reload_share=RELOAD_SHARE)
         self._rows: _Rows | None = None
         self._vocabulary = Vocabulary()
         self._segments: list[Segment] = []
@@ -346,6 +347,12 @@ class KeywordIndex(Mirrored):
             return named
 
         return self._people.get(people_key(people), naming)
+
+
+def keyword_side(conn: apsw.Connection) -> str | None:
+    """When the keyword side was last rebuilt (engine/index/keyword_format.py): the same
+    chunks then hold other terms, so the postings are read anew."""
+    return db.get_meta(conn, meta_sql.KEYWORD_BUILT_KEY)
 
 
 def searcher_index(

@@ -18,12 +18,13 @@ def insert_sql() -> str:
     """One new chunk; its seq is `last_insert_rowid()`.
 
     Bound: id, source_file, source_type, content, metadata, embedding, indexed_at,
-    content_hash, content_date, title, location, people, ordinal.
+    content_hash, content_date, title, location, people, ordinal, search_text,
+    search_title (the last two NULL when FTS5 indexes the content and title themselves).
     """
     return (
         "INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "
-        "indexed_at, content_hash, content_date, title, location, people, ordinal) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "indexed_at, content_hash, content_date, title, location, people, ordinal, "
+        "search_text, search_title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
 
 
@@ -240,10 +241,28 @@ def keyword_rows_sql() -> str:
 
 
 def keyword_rows_by_seq_sql(count: int) -> str:
-    """The same, with the text FTS5 indexes (content, title), for `count` seqs."""
+    """The same, with the text FTS5 indexes (the search text and title, or the content
+    and title themselves), for `count` seqs."""
     return (
-        "SELECT seq, id, source_type, content_date, content, title FROM chunks "
+        "SELECT seq, id, source_type, content_date, coalesce(search_text, content), "
+        "coalesce(search_title, title) FROM chunks "
         f"WHERE seq IN ({placeholders(count)}) ORDER BY seq"
+    )
+
+
+def search_texts_sql() -> str:
+    """Every chunk's file, text and title from one seq on, in seq order (bound: the first
+    seq, how many): what the keyword side is rebuilt from."""
+    return "SELECT seq, source_file, content, title FROM chunks WHERE seq >= ? ORDER BY seq LIMIT ?"
+
+
+def set_search_text_sql() -> str:
+    """A chunk's language (in its metadata) and search text and title (bound: language,
+    search text, search title, seq)."""
+    return (
+        "UPDATE chunks SET metadata = json_set(CASE WHEN json_valid(metadata) "
+        "THEN metadata ELSE '{}' END, '$.language', ?), search_text = ?, search_title = ? "
+        "WHERE seq = ?"
     )
 
 

@@ -19,3 +19,13 @@ def upsert_sql() -> str:
 def delete_sql() -> str:
     """Remove one key (bound: key)."""
     return "DELETE FROM meta WHERE key = ?"
+
+
+# The keyword side's keys (engine/index/keyword_format.py writes them): the format its
+# search texts were made by, the `languages` setting they were made under, when it was
+# last rebuilt (the in-memory keyword index reads everything anew when this moves), and
+# the languages the chunks are in (a query is stemmed for each).
+KEYWORD_FORMAT_KEY = "keyword_format"
+KEYWORD_SETTING_KEY = "keyword_languages"
+KEYWORD_BUILT_KEY = "keyword_built"
+LANGUAGES_KEY = "languages"

@@ -1,4 +1,11 @@
-"""The schema (chunks, chunks_fts and its triggers, index_state, meta) and `sqlite_master`."""
+"""The schema (chunks, chunks_fts and its triggers, index_state, meta) and `sqlite_master`.
+
+FTS5 indexes each chunk's *search text* (engine/language/analyze.py): `chunks.search_text`
+and `search_title` when the writer stored one (stems of a language other than English, Han,
+Kana and Hangul as characters and pairs), else the chunk's own content and title. The view
+`chunks_keywords` is the FTS5 table's external content, so 'rebuild', the rank=1
+integrity-check and highlight() read the same text the triggers indexed.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +30,9 @@ CREATE TABLE IF NOT EXISTS chunks(
     title TEXT NOT NULL DEFAULT '',
     location TEXT NOT NULL DEFAULT '',
     people TEXT NOT NULL DEFAULT '',
-    ordinal INTEGER NOT NULL DEFAULT 0
+    ordinal INTEGER NOT NULL DEFAULT 0,
+    search_text TEXT,
+    search_title TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(source_file);
 CREATE INDEX IF NOT EXISTS chunks_type_date ON chunks(source_type, content_date);
@@ -31,26 +40,7 @@ CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(seq) WHERE embedding IS N
 CREATE INDEX IF NOT EXISTS chunks_unembedded_newest
     ON chunks(content_date DESC, seq) WHERE embedding IS NULL;
 
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    content, title, source_type UNINDEXED,
-    content='chunks', content_rowid='seq',
-    tokenize='{TOKENIZE}'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, content, title, source_type)
-    VALUES (new.seq, new.content, new.title, new.source_type);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, content, title, source_type)
-    VALUES ('delete', old.seq, old.content, old.title, old.source_type);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF content, title, source_type ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, content, title, source_type)
-    VALUES ('delete', old.seq, old.content, old.title, old.source_type);
-    INSERT INTO chunks_fts(rowid, content, title, source_type)
-    VALUES (new.seq, new.content, new.title, new.source_type);
-END;
-
+{KEYWORD_TABLES}
 CREATE TABLE IF NOT EXISTS index_state(
     source_file TEXT PRIMARY KEY,
     source_type TEXT NOT NULL DEFAULT '',
@@ -61,12 +51,77 @@ CREATE TABLE IF NOT EXISTS index_state(
     depends TEXT
 );
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+# The keyword side: the view FTS5 reads, the FTS5 table, its triggers. Made by SCHEMA for a
+# new index, and again by engine/index/keyword_format.py when an older index's keyword side
+# is rebuilt (after its triggers and table are dropped).
+KEYWORD_VIEW = """
+CREATE VIEW IF NOT EXISTS chunks_keywords AS
+    SELECT seq, coalesce(search_text, content) AS content,
+        coalesce(search_title, title) AS title, source_type FROM chunks;
+"""
+KEYWORD_TABLE = """
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    content, title, source_type UNINDEXED,
+    content='chunks_keywords', content_rowid='seq',
+    tokenize='{TOKENIZE}'
+);
 """.replace("{TOKENIZE}", TOKENIZE)
+KEYWORD_TRIGGERS = """
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, content, title, source_type)
+    VALUES (new.seq, coalesce(new.search_text, new.content),
+        coalesce(new.search_title, new.title), new.source_type);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content, title, source_type)
+    VALUES ('delete', old.seq, coalesce(old.search_text, old.content),
+        coalesce(old.search_title, old.title), old.source_type);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF
+    content, title, source_type, search_text, search_title ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content, title, source_type)
+    VALUES ('delete', old.seq, coalesce(old.search_text, old.content),
+        coalesce(old.search_title, old.title), old.source_type);
+    INSERT INTO chunks_fts(rowid, content, title, source_type)
+    VALUES (new.seq, coalesce(new.search_text, new.content),
+        coalesce(new.search_title, new.title), new.source_type);
+END;
+"""
+KEYWORD_SCHEMA = KEYWORD_VIEW + KEYWORD_TABLE + KEYWORD_TRIGGERS
+SCHEMA = SCHEMA.replace("{KEYWORD_TABLES}", KEYWORD_SCHEMA)
+# What marks an index whose keyword side is this one: its FTS5 table reads the view.
+KEYWORD_CONTENT = "content='chunks_keywords'"
 
 
 def schema_sql() -> str:
     """Every table, index and trigger but the vec0 tables; safe to run on every start."""
     return SCHEMA
+
+
+def keyword_schema_sql() -> str:
+    """The keyword side alone (view, FTS5 table, triggers), each made if missing."""
+    return KEYWORD_SCHEMA
+
+
+def drop_keyword_side_sql() -> str:
+    """The keyword side of an index made before search texts: triggers, table, view."""
+    return (
+        "DROP TRIGGER IF EXISTS chunks_ai; DROP TRIGGER IF EXISTS chunks_ad; "
+        "DROP TRIGGER IF EXISTS chunks_au; DROP TABLE IF EXISTS chunks_fts; "
+        "DROP VIEW IF EXISTS chunks_keywords;"
+    )
+
+
+def chunk_columns_sql() -> str:
+    """The chunks table's columns (name in the second field)."""
+    return "PRAGMA table_info(chunks)"
+
+
+def add_search_columns_sql() -> str:
+    """The search-text columns, added to an index made before them."""
+    return "ALTER TABLE chunks ADD COLUMN search_text TEXT; ALTER TABLE chunks ADD COLUMN search_title TEXT;"
 
 
 def has_chunks_table_sql() -> str:

@@ -1,0 +1,150 @@
+"""The language of each chunk, told at index time by py3langid (its model ships in the wheel).
+
+py3langid is a naive Bayes over byte n-grams: about 25 µs for a chat line and 0.1 µs a byte
+beyond, so a chunk is judged on its first `SAMPLE_CHARS` characters. A single chat line is
+often too short to tell ("ok", "haha ja"), while a chunk of a chat is a window of about ten
+messages; so each chunk is judged on its own text, and a chunk judged with less than
+`CONFIDENT` takes the language most of its file's confident chunks have (one file is one
+conversation, one mailbox, one note), else the first language of the `languages` setting,
+else English. The figures behind these choices are in docs/benchmarks.md (the languages
+benchmark, bench/languages.py).
+
+The `languages` setting limits the candidates (one language pins every chunk to it); empty,
+detection chooses among `codes.CANDIDATES`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from engine.language.codes import CANDIDATES, ENGLISH, normalised
+
+SAMPLE_CHARS = 600  # characters of a chunk judged: past this the answer rarely changes
+CONFIDENT = 0.6  # py3langid's normalised probability a chunk's own verdict needs
+MIN_LETTERS = 12  # fewer bytes of letters than this (a Han or Hangul one is 3): too short to judge
+# English shown by its commonest words, without the model: most of most people's text is
+# English, and these words are a third of an English chat line's words.
+_ENGLISH_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "you",
+        "to",
+        "is",
+        "it",
+        "that",
+        "for",
+        "of",
+        "was",
+        "have",
+        "this",
+        "what",
+        "are",
+        "with",
+        "but",
+        "not",
+        "be",
+        "on",
+    ]
+)
+_ENGLISH_SHARE = 0.25  # of the words: at least this many of them, and only ASCII letters
+_WORD = re.compile(r"[^\W\d_]+")
+_LOCK = threading.Lock()
+_MODEL: Any = None  # py3langid's identifier, loaded once (0.5 s)
+
+
+def _model() -> Any:
+    global _MODEL
+    with _LOCK:
+        if _MODEL is None:
+            from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+            _MODEL = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        return _MODEL
+
+
+class Detector:
+    """Tells chunks' languages among `allowed` (normalised codes; empty: `CANDIDATES`)."""
+
+    def __init__(self, allowed: Sequence[str] = ()) -> None:
+        chosen = tuple(dict.fromkeys(normalised(c) for c in allowed if c.strip()))
+        self.allowed = chosen or CANDIDATES
+        self.default = chosen[0] if chosen else ENGLISH
+        self.pinned = chosen[0] if len(chosen) == 1 else None
+        self._lock = threading.Lock()
+        self._identifier: Any = None
+
+    def judge(self, text: str) -> tuple[str, float]:
+        """(language, confidence 0–1) of one text on its own."""
+        if self.pinned is not None:
+            return self.pinned, 1.0
+        sample = text[:SAMPLE_CHARS]
+        words = _WORD.findall(sample)
+        letters = sum(len(w.encode("utf-8")) for w in words)
+        if letters < MIN_LETTERS:
+            return self.default, 0.0
+        if ENGLISH in self.allowed and _looks_english(words):
+            return ENGLISH, 1.0
+        with self._lock:
+            language, confidence = self._classify(sample)
+        return language, confidence
+
+    def _classify(self, sample: str) -> tuple[str, float]:
+        if self._identifier is None:
+            import copy
+
+            identifier = copy.copy(_model())  # its own candidate set, the model's arrays shared
+            identifier.set_languages([c for c in self.allowed if c in identifier.labels])
+            self._identifier = identifier
+        language, confidence = self._identifier.classify(sample)
+        return normalised(str(language)), float(confidence)
+
+    def languages(self, texts: Sequence[str]) -> list[str]:
+        """The language of each of one file's texts: its own verdict when confident, else
+        the commonest confident verdict among them, else the default."""
+        judged = [self.judge(t) for t in texts]
+        sure = Counter(lang for lang, confidence in judged if confidence >= CONFIDENT)
+        fallback = sure.most_common(1)[0][0] if sure else self.default
+        return [lang if confidence >= CONFIDENT else fallback for lang, confidence in judged]
+
+
+def _looks_english(words: Sequence[str]) -> bool:
+    """Many of the commonest English words, and no letter outside ASCII."""
+    if not words or not all(w.isascii() for w in words):
+        return False
+    common = sum(1 for w in words if w.lower() in _ENGLISH_WORDS)
+    return common >= max(2, _ENGLISH_SHARE * len(words))
+
+
+@lru_cache(maxsize=8)
+def _detector(allowed: tuple[str, ...]) -> Detector:
+    return Detector(allowed)
+
+
+QUERY_CONFIDENT = 0.95  # a Latin-script query is called a language only past this
+QUERY_WORDS = 3  # ... and with this many words: one word is a word in several languages
+
+
+def query_language(query: str, present: Sequence[str]) -> str:
+    """The language a query is written in, or '' when that cannot be told with confidence.
+    A query mostly in letters outside the Latin script is not English, whatever its words;
+    a Latin-script one is judged among the languages the index holds (`present`) and
+    English, and only a confident verdict on a few words counts."""
+    letters = [ch for ch in query if ch.isalpha()]
+    if not letters:
+        return ""
+    latin = sum(1 for ch in letters if ch.isascii() or "LATIN" in unicodedata.name(ch, ""))
+    if latin * 2 < len(letters):
+        language, _ = _detector(()).judge(query)
+        return "und" if language == ENGLISH else language
+    others = [c for c in present if normalised(c) != ENGLISH]
+    if not others or len(_WORD.findall(query)) < QUERY_WORDS:
+        return ""
+    language, confidence = _detector((ENGLISH, *others)).judge(query)
+    return language if confidence >= QUERY_CONFIDENT else ""
