@@ -429,3 +429,15 @@ def test_a_value_that_cannot_be_stored_is_that_files_error_and_rolled_back(
     assert list(errors) == [str(hashing.roots[0] / "notes" / "poison.md")]
     assert "RecursionError" not in errors[str(hashing.roots[0] / "notes" / "poison.md")]
     assert indexed(hashing) == {"a.md", "z.md"}  # none of poison.md's chunks were kept
+
+
+@pytest.mark.usefixtures("discord_check_fails")
+def test_reindexing_a_folder_tells_the_file_a_check_failed_on(hashing: Settings) -> None:
+    folder = hashing.roots[0] / "Downloads"
+    folder.mkdir()
+    (folder / "export.json").write_bytes(COLON_KEYED_PAGE)
+    stats = reindex([folder], settings=hashing)
+    assert dict(stats.errors) == {
+        str(folder / "export.json"): "could not be checked for Discord (Memex failed on its "
+        "first bytes); it was left out"
+    }

@@ -23,6 +23,7 @@ import apsw
 from engine.embedders import Embedder, EmbedderError, create_embedder
 from engine.index import archives, people, runlog, siblings
 from engine.index.embedding import pending_vectors
+from engine.index.files import is_under
 from engine.index.indexer import Action, FileOutcome, Indexer, NullReporter, Reporter, RunCounts
 from engine.index.locks import WAITING_FOR_LOCK, Notify, holding_writer_lock
 from engine.index.locks import writer_lock as writer_lock  # where callers have imported it
@@ -195,6 +196,8 @@ def index_paths(
                 save_verdicts(conn, settings, before, walked.verdicts)
             folder = path.resolve()
             found = [f for f in walked.found if folder in f.path.parents]
+            # Archives refused and files a recogniser's check failed on, under this folder.
+            _report_errors(indexer, [(p, m) for p, m in walked.problems if is_under(p, folder)])
             on_disk = {str(f.path) for f in found}
             targets += found
             missing += [k for k in known_under(conn, path) if k not in on_disk]
