@@ -194,11 +194,12 @@ class SearchWindow(WindowLayout, QWidget):
         else:
             self.card.clear()
         self.filters.set_counts(answer.counts)
-        keyword_only = response.mode == "bm25" and bool(response.warnings)
-        self.banner.setVisible(bool(response.warnings))
-        if response.warnings:
-            prefix = "Keyword results only. " if keyword_only else ""
-            self.banner.setText(prefix + " ".join(response.warnings))
+        # From the outcome's fields: a warning (a filter suggestion) is no fallback.
+        said = " ".join(response.warnings)
+        if response.outcome.fell_back:
+            said = f"Keyword results only. {said}".strip()
+        self.banner.setVisible(bool(said))
+        self.banner.setText(said)
         self.model.set_results(hits)
         # The hits on the page, and the keyword matches the chip(s) that are on count.
         matches = keyword_matches(answer.counts, answer.request.source_types)

@@ -14,6 +14,7 @@ from engine.cli import run
 from engine.index import embedding
 from engine.index.runs import reindex
 from engine.search import Searcher
+from engine.search.outcome import VectorMiss
 from engine.settings import Settings
 from engine.store import db
 from tests.conftest import assert_consistent
@@ -129,13 +130,17 @@ def test_query_falls_back_to_bm25_against_a_dead_server(
     )
     payload = json.loads(out.getvalue())
     assert payload["mode"] == "bm25"
+    assert (
+        payload["outcome"]["fell_back"] and payload["outcome"]["vector_miss"] == "embedder_failed"
+    )
     assert payload["results"] and "Dumplings" in payload["results"][0]["content"]
     assert any("keyword results only" in w for w in payload["warnings"])
 
     out = io.StringIO()
     assert run(["--config", str(config), "--search", "dumplings"], out, err) == 0
     text = out.getvalue()
-    assert text.startswith("warning: embedder failed") and text.rstrip().endswith("bm25")
+    assert text.startswith("warning: embedder failed")
+    assert text.rstrip().endswith("bm25 (fell back: embedder failed)")  # the outcome's field
 
 
 def test_searcher_rests_a_failed_embedder(
@@ -153,6 +158,8 @@ def test_searcher_rests_a_failed_embedder(
         second = searcher.search("ridge hiked")
         assert (first.mode, second.mode) == ("bm25", "bm25")
         assert "failed recently" in second.warnings[0]
+        misses = (first.outcome.vector_miss, second.outcome.vector_miss)
+        assert misses == (VectorMiss.EMBEDDER_FAILED, VectorMiss.EMBEDDER_RESTING)
         assert len(server.requests) == before + 1  # no second wait on a dead server
     finally:
         searcher.close()

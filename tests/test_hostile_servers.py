@@ -27,6 +27,7 @@ from engine.embedders.apikeys import mask
 from engine.embedders.openai_embedder import OpenAIEmbedder
 from engine.index.runs import reindex
 from engine.search import Searcher
+from engine.search.outcome import Missed, VectorMiss
 from engine.search.rerank.base import RerankError
 from engine.search.rerank.http import HttpReranker, parse_scores
 from engine.search.retrieve.query_embedder import QueryEmbedder
@@ -330,14 +331,15 @@ def test_a_hostile_embedder_at_search_time_gives_keyword_results(
     settings = settings_factory(embedder__name="hashing")
     conn: apsw.Connection = db.connect(settings.db_path)
     db.migrate(conn)
-    warnings: list[str] = []
+    misses: list[Missed] = []
     try:
         openai.script("trickle", "trickle")
         query = QueryEmbedder(settings, conn, embedder=embedder(openai, timeout=0.5))
-        assert query.vector("where did we eat", warnings) is None
+        assert query.vector("where did we eat", misses) is None
     finally:
         conn.close()
-    (warning,) = warnings
+    ((reason, warning),) = misses
+    assert reason is VectorMiss.EMBEDDER_FAILED
     assert warning.startswith("embedder failed, keyword results only: cannot reach")
     assert "no complete answer within 0.5 s" in warning
     assert_clean(warning)

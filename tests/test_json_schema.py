@@ -56,6 +56,8 @@ def test_the_schema_rejects_what_it_does_not_describe(demo_index: Settings) -> N
     for broken in (
         {**payload, "surprise": 1},
         {key: value for key, value in payload.items() if key != "warnings"},
+        {key: value for key, value in payload.items() if key != "outcome"},
+        {**payload, "outcome": {**payload["outcome"], "vector_miss": "tired"}},
         {**payload, "results": [{**payload["results"][0], "score": "high"}]},
         {**payload, "mode": "fuzzy"},
         {**payload, "dates": {"since": "2026-06-01"}},

@@ -16,6 +16,7 @@ import pytest
 from engine.embedders import EmbedderError, create_embedder
 from engine.embedders.apikeys import mask
 from engine.embedders.openai_embedder import OpenAIEmbedder
+from engine.search.outcome import Missed
 from engine.search.retrieve.query_embedder import QueryEmbedder
 from engine.settings import Settings
 from engine.store import db
@@ -74,12 +75,13 @@ def test_the_search_warning_of_a_failing_server_is_masked(
     conn = db.connect(settings.db_path)
     db.migrate(conn)
     server.script(500, 500)
-    warnings: list[str] = []
+    misses: list[Missed] = []
     try:
         query = QueryEmbedder(settings, conn, embedder=make(server))
-        assert query.vector("where did we eat", warnings) is None
+        assert query.vector("where did we eat", misses) is None
     finally:
         conn.close()
+    warnings = [said for _, said in misses]
     assert len(warnings) == 1 and "HTTP 500" in warnings[0]
     assert SECRET[3:20] not in warnings[0]
 

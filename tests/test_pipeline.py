@@ -17,6 +17,7 @@ from engine.search import Searcher
 from engine.search.context import Retrieved, SearchContext
 from engine.search.hits import ChunkRow, Hit
 from engine.search.order import STAGES
+from engine.search.outcome import VectorMiss
 from engine.search.query.filters import Filters
 from engine.search.query.inputs import search_inputs
 from engine.search.rank.stages import rrf_fuse
@@ -135,11 +136,13 @@ def test_retrieval_says_what_happened_as_fields() -> None:
 
 def test_without_a_query_vector_retrieval_falls_back_to_keywords() -> None:
     ctx = context("vector", None, Fixed())
+    said = "embedder failed, keyword results only: the server is down"
+    ctx.vector_misses.append((VectorMiss.EMBEDDER_FAILED, said))  # as the embedder writes it
     Retrieve()(ctx, [])
-    assert ctx.retrieved == Retrieved(
-        {"bm25": [3, 1]}, "bm25", True, keywords=ctx.retrieved.keywords
-    )
-    assert ctx.warnings == []  # the embedder says why; retrieval only records it
+    miss = VectorMiss.EMBEDDER_FAILED
+    keywords = ctx.retrieved.keywords
+    assert ctx.retrieved == Retrieved({"bm25": [3, 1]}, "bm25", True, keywords=keywords, miss=miss)
+    assert ctx.warnings == [said]  # the embedder's sentence, passed on for people
 
 
 def test_fusion_scores_the_ranks_as_rrf_does() -> None:
@@ -162,7 +165,7 @@ def test_each_search_reports_every_stage_in_order(demo_index: Settings) -> None:
         unfloored = searcher.search("the ferry to the islands", 5, now=NOW)
     finally:
         searcher.close()
-    assert [t.name for t in response.stages] == [*(s.name for s in STAGES), "dress"]
+    assert [t.name for t in response.stages] == ["query", *(s.name for s in STAGES), "dress"]
     kept = {t.name: t.kept for t in response.stages}
     assert kept["retrieve"] >= kept["fuse"] >= kept["locate"] > 0
     assert kept["page"] <= 5 and kept["dress"] == len(response.results) > 0
@@ -176,12 +179,12 @@ def test_explain_prints_the_stage_table(demo_index: Settings) -> None:
     assert run(argv, out, err) == 0, err.getvalue()
     text = out.getvalue()
     table = text[text.index("stages:\n") :].splitlines()[1:]
-    assert [line.split()[0] for line in table] == [*(s.name for s in STAGES), "dress"]
+    assert [line.split()[0] for line in table] == ["query", *(s.name for s in STAGES), "dress"]
     assert all(" ms " in line and line.endswith("kept") for line in table)
     out = io.StringIO()
     assert run([*argv, "--json"], out, err) == 0, err.getvalue()
     stages = json.loads(out.getvalue())["stages"]
-    assert [s["stage"] for s in stages][:2] == ["retrieve", "fuse"]
+    assert [s["stage"] for s in stages][:3] == ["query", "retrieve", "fuse"]
     plain = io.StringIO()
     assert run([*cli_args(demo_index), "--search", "standup moved"], plain, err) == 0
     assert "stages:" not in plain.getvalue()

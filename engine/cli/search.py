@@ -131,9 +131,23 @@ def print_response(response: SearchResponse, as_json: bool, explain: bool, out: 
         out.write(f"No results for '{response.query}'.\n")
     for n, r in enumerate(response.results, start=1):
         out.write(format_result(n, r, explain) + "\n\n")
-    out.write(f"{len(response.results)} hits · {response.took_ms:.0f} ms · {response.mode}\n")
+    out.write(
+        f"{len(response.results)} hits · {response.took_ms:.0f} ms · {outcome_words(response)}\n"
+    )
+    unfiltered = response.outcome.filters.without_filters
+    if unfiltered:  # a filter left (almost) nothing: what dropping it would give
+        out.write(f"without the filters: {unfiltered} keyword match(es)\n")
     if explain:  # the pipeline as it ran: each stage, its time, the hits it kept
         out.write("stages:\n" + "".join(f"  {line}\n" for line in response.stage_lines()))
+
+
+def outcome_words(response: SearchResponse) -> str:
+    """The mode, and why it is keywords alone when vectors were asked for: "bm25 (fell back:
+    embedder failed)"; "re-ranked" when the head was."""
+    outcome, words = response.outcome, response.mode
+    if outcome.fell_back and outcome.vector_miss is not None:
+        words += f" (fell back: {outcome.vector_miss.value.replace('_', ' ')})"
+    return words + (" · re-ranked" if outcome.reranked else "")
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO) -> int:

@@ -3,7 +3,10 @@
 A stage is a named callable from the context and the hits so far to the hits after it
 (engine/search/order.py lists them in the order they run). The context holds what the
 query asked (text, checked inputs, filters, clock, settings, the people), what retrieval
-found (`Retrieved`), the user-facing warnings, and each stage's time and output size.
+found (`Retrieved`), what happened (the fields `SearchOutcome` is made of), the
+user-facing warnings, and each stage's time and output size. Each stage declares the
+fields it reads and writes (`reads`, `writes`); tests/test_stage_declarations.py runs every
+stage on a context that records what it touches and holds the declarations to it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy.typing as npt
 
 from engine.people import PeopleMatcher
 from engine.search.hits import ChunkRow, Hit
+from engine.search.outcome import Missed, RerankMiss, VectorMiss
 from engine.search.present.response import StageTiming
 from engine.search.query.dates import DateRange
 from engine.search.query.filters import Filters
@@ -52,10 +56,20 @@ class Retrievers(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Reranked:
+    """The re-ranking stage's answer: the hits, and why they were not re-ranked (None:
+    they were) with the sentence for the user when it failed."""
+
+    hits: list[Hit]
+    miss: RerankMiss | None = None
+    said: str | None = None
+
+
 class Reranking(Protocol):
     """The re-ranking stage's backend holder (engine/search/rerank/)."""
 
-    def apply(self, hits: list[Hit], query: str, warnings: list[str]) -> list[Hit]: ...
+    def apply(self, hits: list[Hit], query: str) -> Reranked: ...
 
 
 @dataclass(frozen=True)
@@ -65,7 +79,8 @@ class Retrieved:
     the vector side did not run), the vector hits' cosines, the keyword hits' shares of the
     query (empty when the coverage list did not run), the keyword side itself (None when
     it did not run) and the vector coverage of the index ((embedded, chunks); None when
-    the vector side did not run)."""
+    the vector side did not run) and why the vector side did not run or found nothing
+    (None: it ran over some vectors)."""
 
     lists: dict[str, list[int]]
     mode: str
@@ -75,6 +90,7 @@ class Retrieved:
     shares: dict[int, float] = field(default_factory=dict)
     keywords: Keywords | None = None
     coverage: tuple[int, int] | None = None
+    miss: VectorMiss | None = None
 
 
 @dataclass
@@ -99,6 +115,11 @@ class SearchContext:
     explain: bool = False
     retrieved: Retrieved = field(default_factory=lambda: Retrieved({}, "hybrid"))
     warnings: list[str] = field(default_factory=list)
+    # why the query has no vector, as the query embedder found (it runs on its own thread)
+    vector_misses: list[Missed] = field(default_factory=list)
+    rerank_miss: RerankMiss | None = RerankMiss.OFF  # None: the head was re-ranked
+    # the filters' source types and people the index does not know (engine/search/query/suggest.py)
+    unknown_filters: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     timings: list[StageTiming] = field(default_factory=list)
     # seq -> row, read once per search: the keyword hits' while the query is still being
     # embedded (engine/search/retrieve/retrieval.py), the rest by `Locate`
@@ -119,8 +140,16 @@ class SearchContext:
 
 
 class Stage(Protocol):
-    """One step of the ranking: the hits after it, from the hits before it."""
+    """One step of the ranking: the hits after it, from the hits before it. `reads` and
+    `writes` name the context's fields it reads and the ones it sets or adds to (`cfg`,
+    `limit` and `k` are read through `settings` and `inputs`)."""
 
     name: str
+
+    @property
+    def reads(self) -> tuple[str, ...]: ...
+
+    @property
+    def writes(self) -> tuple[str, ...]: ...
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]: ...

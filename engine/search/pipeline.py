@@ -18,7 +18,8 @@ from engine.records import Person, SearchResult
 from engine.search.context import Reranking, SearchContext, Stage
 from engine.search.hits import ChunkRow, Hit
 from engine.search.order import STAGES
-from engine.search.present import dress
+from engine.search.outcome import Coverage, FilterOutcome, Missed, SearchOutcome
+from engine.search.present import dress, facets
 from engine.search.present.response import (
     MODES,
     NoIndexError,
@@ -40,6 +41,9 @@ from engine.search.retrieve.vector_cache import VectorCache, searcher_cache
 from engine.search.retrieve.vector_coverage import VectorCoverage
 from engine.settings import Settings
 from engine.store import db
+
+# Fewer direct hits than this under a filter: the outcome counts the matches without it.
+NEAR_EMPTY = 3
 
 
 class Searcher:
@@ -168,14 +172,19 @@ class Searcher:
         # one read snapshot, so a writer's commit cannot mix states.
         products: AbstractContextManager[object] = self.compute.blas if vectors else nullcontext()
         with self._lock, products, db.read_snapshot(self.conn):
+            began = time.perf_counter()
             ctx = self._context(asked, clock, mode, prefix, explain, vectors)
+            query_ms = (time.perf_counter() - began) * 1000
+            ctx.timings.append(StageTiming("query", query_ms, 0))  # the query phase
             hits = self._walk(ctx)
             results = self._dress(ctx, hits)
+            outcome = self._outcome(ctx, results)
         took = (time.perf_counter() - started) * 1000
         searched = dates.searched(asked.since, asked.until, ctx.dated)
         return SearchResponse(
-            asked.query, ctx.retrieved.mode, results, ctx.warnings, took, searched, ctx.timings
-        )
+            asked.query, ctx.retrieved.mode, results, ctx.warnings, took, searched, ctx.timings,
+            outcome,
+        )  # fmt: skip
 
     def _context(
         self,
@@ -188,13 +197,12 @@ class Searcher:
     ) -> SearchContext:
         """The search as its stages see it. The query is embedded on a thread
         (search/retrieve/query_embedder.py) while its dates and keywords are read."""
-        warnings: list[str] = []
-        embedding = self._query_embedder.start(asked.query, warnings) if vectors else None
+        misses: list[Missed] = []
+        embedding = self._query_embedder.start(asked.query, misses) if vectors else None
         dated, keywords = self._query_dates(asked.query, asked, clock)
         filters, floored = self._date_filters(asked, dated)
-        warnings += suggest.filter_warnings(
-            self.conn, self.matcher, asked.source_types, asked.people
-        )
+        unknown = suggest.unknown_filters(self.conn, self.matcher, asked.source_types, asked.people)
+        warnings = suggest.unknown_filter_warnings(self.conn, self.matcher, *unknown)
         return SearchContext(
             query=asked.query,
             inputs=asked,
@@ -213,6 +221,8 @@ class Searcher:
             embedding=embedding,
             explain=explain,
             warnings=warnings,
+            vector_misses=misses,
+            unknown_filters=unknown,
         )
 
     def _walk(self, ctx: SearchContext) -> list[Hit]:
@@ -279,6 +289,33 @@ class Searcher:
         )
         ctx.timings.append(StageTiming("dress", (time.perf_counter() - began) * 1000, len(results)))
         return results
+
+    def _outcome(self, ctx: SearchContext, results: list[SearchResult]) -> SearchOutcome:
+        """What happened, as fields (engine/search/outcome.py), from what the stages wrote."""
+        got = ctx.retrieved
+        coverage = None if got.coverage is None else Coverage(*got.coverage)
+        reranked = ctx.rerank_miss is None
+        filters = self._filter_outcome(ctx, results)
+        return SearchOutcome(ctx.mode, got.miss, coverage, reranked, ctx.rerank_miss, filters)
+
+    def _filter_outcome(self, ctx: SearchContext, results: list[SearchResult]) -> FilterOutcome:
+        """The filters applied; under a filter with fewer than `NEAR_EMPTY` hits on the
+        page, the query's keyword matches without any filter (one GROUP BY over the
+        match, engine/search/present/facets.py), so a front end can offer them."""
+        asked, searched = ctx.inputs, ctx.filters
+        from_query = ctx.dated is not None and self.config.query_dates == "filter"
+        types, people = ctx.unknown_filters
+        applied = FilterOutcome(
+            asked.source_types, searched.since, searched.until, asked.people, from_query,
+            types, people,
+        )  # fmt: skip
+        direct = sum(not r.related and r.source_type != "profile" for r in results)
+        if not applied.on or direct >= NEAR_EMPTY:
+            return applied
+        counts = facets.type_counts(
+            self.conn, asked.query, prefix=ctx.prefix, stop_words=self.config.stop_words
+        )
+        return replace(applied, without_filters=sum(counts.values()))
 
     def _people(self, names: Sequence[str]) -> tuple[Person, ...]:
         found = []

@@ -69,6 +69,8 @@ class Locate:
     """The stage: each fused hit with its row (dropped when this snapshot lacks it)."""
 
     name = "locate"
+    reads = ("conn", "rows")
+    writes = ("rows",)
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         read_rows(ctx.conn, [h.seq for h in hits if h.seq is not None], ctx.rows)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from engine.records import SearchResult
+from engine.search.outcome import SearchOutcome
 
 MODES = ("hybrid", "vector", "bm25")
 
@@ -30,7 +31,8 @@ class StageTiming:
 
 @dataclass
 class SearchResponse:
-    """Results plus what a front end should know: the mode used, warnings, timing."""
+    """Results plus what a front end should know: the mode used, what happened as fields
+    (`outcome`: read these, never the warnings), warnings as sentences for people, timing."""
 
     query: str
     mode: str
@@ -41,8 +43,10 @@ class SearchResponse:
     # for an open end; the query's date words when the range came from the query); None
     # when the search had no date range.
     dates: dict[str, str | None] | None = None
-    # Each stage in the order it ran (engine/search/order.py), then the dressing: `--explain`.
+    # The query phase, each stage in the order it ran (engine/search/order.py), then the
+    # dressing: `--explain`.
     stages: list[StageTiming] = field(default_factory=list)
+    outcome: SearchOutcome = field(default_factory=SearchOutcome)
 
     def stage_lines(self) -> list[str]:
         """`--explain`'s stage table: one line per stage, its time and the hits it kept."""
@@ -59,6 +63,7 @@ class SearchResponse:
             "took_ms": round(self.took_ms, 2),
             "warnings": self.warnings,
             "dates": self.dates,
+            "outcome": self.outcome.as_json(),
             "results": [r.as_json() for r in self.results],
         }
 

@@ -28,6 +28,17 @@ def closest(word: str, known: Iterable[str]) -> str | None:
     return by_key[found[0]] if found else None
 
 
+def unknown_filters(
+    conn: apsw.Connection,
+    matcher: PeopleMatcher,
+    source_types: Sequence[str] | None,
+    people: Sequence[str] | None,
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The source types the index holds no chunk of, and the people not in the people file."""
+    types = tuple(t for t in source_types or () if not _has_type(conn, t))
+    return types, tuple(name for name in people or () if not matcher.by_name(name))
+
+
 def filter_warnings(
     conn: apsw.Connection,
     matcher: PeopleMatcher,
@@ -35,16 +46,20 @@ def filter_warnings(
     people: Sequence[str] | None,
 ) -> list[str]:
     """One warning per source type without chunks and per person not in the people file."""
-    warnings = [
-        unknown_type_warning(t, _known_types(conn))
-        for t in source_types or ()
-        if not _has_type(conn, t)
-    ]
+    types, strangers = unknown_filters(conn, matcher, source_types, people)
+    return unknown_filter_warnings(conn, matcher, types, strangers)
+
+
+def unknown_filter_warnings(
+    conn: apsw.Connection,
+    matcher: PeopleMatcher,
+    types: Sequence[str],
+    strangers: Sequence[str],
+) -> list[str]:
+    """The sentences for `unknown_filters`' answer, with the nearest known names."""
+    warnings = [unknown_type_warning(t, _known_types(conn)) for t in types]
     names = [n for p in matcher.people for n in (p.name, *p.aliases)]
-    warnings += [
-        unknown_person_warning(name, names) for name in people or () if not matcher.by_name(name)
-    ]
-    return warnings
+    return warnings + [unknown_person_warning(name, names) for name in strangers]
 
 
 def unknown_type_warning(source_type: str, known: Sequence[str]) -> str:

@@ -83,6 +83,8 @@ class EntityFirst:
     and no source-type filter is set (the profile is not of the asked type)."""
 
     name = "entity_first"
+    reads = ("settings", "filters", "query", "matcher")
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         if not ctx.cfg.entity_first or ctx.filters.source_types:

@@ -167,6 +167,8 @@ class Floor:
     vector side: a source, date or person filter asks to browse what it selects."""
 
     name = "floor"
+    reads = ("settings", "retrieved", "floored", "inputs", "conn", "terms", "prefix", "query")
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         cfg, got = ctx.cfg, ctx.retrieved

@@ -64,6 +64,8 @@ class Frecency:
     not exist yet) and applied, when `search.frecency` is on."""
 
     name = "frecency"
+    reads = ("settings", "conn", "clock")
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         cfg = ctx.cfg

@@ -13,6 +13,8 @@ class QueryDates:
     """With `search.query_dates` = boost: the days the query names lifted in the ranking."""
 
     name = "query_dates"
+    reads = ("dated", "settings")
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         if ctx.dated is None or ctx.cfg.query_dates != "boost":
@@ -25,6 +27,8 @@ class Recency:
     """`search.recency`: older content decays by its type's half-life."""
 
     name = "recency"
+    reads = ("settings", "clock")
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         cfg = ctx.cfg
@@ -45,6 +49,8 @@ class EntityInjection:
     score of the shown hits (not under a source filter: the profile is not of that type)."""
 
     name = "entity_injection"
+    reads = ("settings", "filters", "matcher", "query", "inputs")
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         if not ctx.cfg.entity_injection or ctx.filters.source_types:
@@ -58,6 +64,8 @@ class Diversity:
     """`search.diversity`: MMR over the head, at most `search.max_per_type` per type."""
 
     name = "diversity"
+    reads = ("settings",)
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         cfg = ctx.cfg
@@ -70,6 +78,8 @@ class Page:
     """The page: the first `limit` hits (what the floor left, or the ranking's head)."""
 
     name = "page"
+    reads = ("inputs",)
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         return hits[: ctx.limit]

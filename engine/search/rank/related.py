@@ -108,6 +108,8 @@ class Related:
     on and no filter is set."""
 
     name = "related"
+    reads = ("settings", "filters", "conn")
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         cfg = ctx.cfg

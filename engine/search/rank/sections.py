@@ -60,6 +60,8 @@ class Sections:
     """The stage: `group_sections` when `search.group_sections` is on."""
 
     name = "sections"
+    reads = ("settings",)
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         cfg = ctx.cfg

@@ -13,8 +13,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from engine.search.context import SearchContext
+from engine.search.context import Reranked, SearchContext
 from engine.search.hits import Hit
+from engine.search.outcome import RerankMiss
 from engine.search.rerank import http, onnx
 from engine.search.rerank.base import Backend, BackendFactory, RerankError, Scores
 from engine.search.rerank.stage import document_text, head_positions, reorder
@@ -41,32 +42,33 @@ class Reranker:
         self.backend: Backend | None = None
         self._failed: tuple[float, str] | None = None  # when, and what was said
 
-    def apply(self, candidates: list[Hit], query: str, warnings: list[str]) -> list[Hit]:
-        """The candidates with their head re-ordered by the backend's scores; unchanged, with
-        a warning appended, when it cannot score."""
+    def apply(self, candidates: list[Hit], query: str) -> Reranked:
+        """The candidates with their head re-ordered by the backend's scores; unchanged,
+        with why (and a sentence when it failed), when it cannot score."""
         cfg = self.config
-        if cfg.backend == "off" or not query.strip():
-            return candidates
+        if cfg.backend == "off":
+            return Reranked(candidates, RerankMiss.OFF)
+        if not query.strip():
+            return Reranked(candidates, RerankMiss.EMPTY_QUERY)
         positions = head_positions(candidates, cfg.depth)
         rows = [candidates[p].row for p in positions]
         texts = [document_text(row, cfg.max_chars) for row in rows if row is not None]
         if not texts:
-            return candidates
+            return Reranked(candidates, RerankMiss.NOTHING_TO_SEND)
+        resting = self._rest_left() > 0
         try:
             scores = self._scores(query, texts)
         except RerankError as exc:
-            warnings.append(f"{exc}; results are not re-ranked.")
-            return candidates
-        return reorder(candidates, positions, scores)
+            miss = RerankMiss.RESTING if resting else RerankMiss.FAILED
+            return Reranked(candidates, miss, f"{exc}; results are not re-ranked.")
+        return Reranked(reorder(candidates, positions, scores))
 
     def _scores(self, query: str, documents: Sequence[str]) -> Scores:
         """The backend's scores (made on first use); RerankError while it rests after a
         failure, or when it fails now."""
-        if self._failed is not None:
-            when, said = self._failed
-            left = self.config.cooldown_seconds - (self._clock() - when)
-            if left > 0:
-                raise RerankError(f"{said} (next try in {left:.0f} s)")
+        left = self._rest_left()
+        if self._failed is not None and left > 0:
+            raise RerankError(f"{self._failed[1]} (next try in {left:.0f} s)")
         try:
             if self.backend is None:
                 self.backend = self._backends[self.config.backend](self._settings)
@@ -77,15 +79,27 @@ class Reranker:
         self._failed = None
         return scores
 
+    def _rest_left(self) -> float:
+        """Seconds the backend still rests after its last failure (0 or less: none)."""
+        if self._failed is None:
+            return 0.0
+        return self.config.cooldown_seconds - (self._clock() - self._failed[0])
+
 
 class Rerank:
     """The stage: the head re-scored by the Searcher's `Reranker` (a no-op while
     `rerank.backend` is off)."""
 
     name = "rerank"
+    reads = ("reranker", "query", "warnings")
+    writes = ("rerank_miss", "warnings")
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
-        return ctx.reranker.apply(hits, ctx.query, ctx.warnings)
+        done = ctx.reranker.apply(hits, ctx.query)
+        ctx.rerank_miss = done.miss
+        if done.said is not None:
+            ctx.warnings.append(done.said)
+        return done.hits
 
 
 __all__ = ["BACKENDS", "Backend", "Rerank", "RerankError", "Reranker", "Scores"]

@@ -1,12 +1,12 @@
-"""The query's vector, from the model that embedded the index, or a warning and None.
+"""The query's vector, from the model that embedded the index, or None and why.
 
 Search reads the active vec0 table, so the query must be embedded by the active model:
 while a new embedder's table is built aside (see `engine.store.vectors`), that is the OLD one,
 recreated from the settings the index recorded (`meta.embedder_config`); after the swap it
 is the new one. Whenever the query cannot be embedded (no model, no key, server down,
-another model), the caller falls back to BM25 and passes the warning on. After a failure
-the embedder rests for `COOLDOWN_SECONDS`, so typing into the search box never waits on a
-dead server once per keystroke.
+another model), the caller falls back to BM25 with the reason (`VectorMiss`) and its
+sentence for the user. After a failure the embedder rests for `COOLDOWN_SECONDS`, so typing
+into the search box never waits on a dead server once per keystroke.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import apsw
 import numpy as np
 
 from engine.embedders import Embedder, EmbedderError, Vectors, create_embedder
+from engine.search.outcome import Missed, VectorMiss
 from engine.settings import SETTINGS_BY_NAME, Settings
 from engine.store import db, vectors
 
@@ -77,52 +78,58 @@ class QueryEmbedder:
             self._error = str(exc)
         return self._embedder
 
-    def vector(self, query: str, warnings: list[str]) -> Vectors | None:
-        """The query's vector, or None with a warning saying why."""
-        return self.start(query, warnings, background=False)()
+    def vector(self, query: str, misses: list[Missed]) -> Vectors | None:
+        """The query's vector, or None with why added to `misses`."""
+        return self.start(query, misses, background=False)()
 
     def start(
-        self, query: str, warnings: list[str], background: bool = True
+        self, query: str, misses: list[Missed], background: bool = True
     ) -> Callable[[], Vectors | None]:
         """Begin embedding the query (on a thread of its own with `background`, so the
         keyword side runs meanwhile); the call returned waits for the vector, or None
-        with a warning. The index is read here, on the caller's thread and snapshot."""
-        embedder = self._ready(warnings)
+        with why added to `misses`. The index is read here, on the caller's thread and
+        snapshot."""
+        embedder = self._ready(misses)
         if embedder is None:
             return lambda: None
         dim = db.get_meta(self.conn, "dimension")
         pending = _Pending(embedder.embed_query, query, background)
-        return lambda: self._checked(pending, dim, warnings)
+        return lambda: self._checked(pending, dim, misses)
 
-    def _ready(self, warnings: list[str]) -> Embedder | None:
+    def _ready(self, misses: list[Missed]) -> Embedder | None:
         embedder = self._current()
         if embedder is None:
-            warnings.append(f"embedder unavailable, keyword results only: {self._error}")
+            said = f"embedder unavailable, keyword results only: {self._error}"
+            misses.append((VectorMiss.EMBEDDER_UNAVAILABLE, said))
             return None
         if not serves_index(self.conn, embedder):
-            warnings.append(
+            said = (
                 "the index was embedded with another model; run 'memex reindex' "
                 "to re-embed. Keyword results only."
             )
+            misses.append((VectorMiss.OTHER_MODEL, said))
             return None
         if time.monotonic() < self._rest_until:
-            warnings.append(f"embedder failed recently, keyword results only: {self._error}")
+            said = f"embedder failed recently, keyword results only: {self._error}"
+            misses.append((VectorMiss.EMBEDDER_RESTING, said))
             return None
         return embedder
 
-    def _checked(self, pending: _Pending, dim: str | None, warnings: list[str]) -> Vectors | None:
+    def _checked(self, pending: _Pending, dim: str | None, misses: list[Missed]) -> Vectors | None:
         try:
             qvec = pending.result()
         except EmbedderError as exc:
             self._error = str(exc)
             self._rest_until = time.monotonic() + COOLDOWN_SECONDS
-            warnings.append(f"embedder failed, keyword results only: {exc}")
+            said = f"embedder failed, keyword results only: {exc}"
+            misses.append((VectorMiss.EMBEDDER_FAILED, said))
             return None
         if dim is not None and int(dim) != qvec.shape[-1]:
-            warnings.append(
+            said = (
                 f"the query embedder gives {qvec.shape[-1]}-d vectors but the index "
                 f"holds {dim}-d ones; keyword results only."
             )
+            misses.append((VectorMiss.DIMENSIONS_DIFFER, said))
             return None
         return np.asarray(qvec, dtype=np.float32)
 

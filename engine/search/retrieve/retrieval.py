@@ -1,7 +1,8 @@
 """Retrieval and fusion: the keyword and vector sides' ranked lists, then one RRF score.
 
 `Retrieve` runs the retrievers the mode asks for and records what happened as fields of
-`Retrieved` (the mode that ran, whether it fell back to keywords, the vector coverage):
+`Retrieved` (the mode that ran, whether it fell back to keywords and why, the vector
+coverage):
 the hybrid adds the keyword hits re-ordered by the share of the query they hold
 (engine/search/retrieve/keyword_share.py), a vote scaled by that share. Its hits are the distinct
 chunks of every list, each with its rank in each; `Fuse` scores them by Reciprocal Rank
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from engine.search.context import FloatArray, Retrieved, SearchContext
 from engine.search.hits import Hit, by_score
+from engine.search.outcome import VectorMiss
 from engine.search.query.aliases import expanded_terms
 from engine.search.rank import stages
 from engine.search.retrieve import feedback, keyword_share
@@ -22,9 +24,15 @@ class Retrieve:
     """Each retriever's ranked chunks, as hits ranked in each list."""
 
     name = "retrieve"
+    reads = (
+        "mode", "inputs", "settings", "terms", "query", "matcher", "filters", "prefix",
+        "retrievers", "conn", "embedding", "vector_misses", "rows", "warnings", "retrieved",
+    )  # fmt: skip
+    writes = ("retrieved", "rows", "warnings")
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         ctx.retrieved = retrieved(ctx)
+        ctx.warnings += [said for _, said in ctx.vector_misses]
         partial = coverage_warning(*ctx.retrieved.coverage) if ctx.retrieved.coverage else None
         if partial:  # the user should know some chunks have no vector yet
             ctx.warnings.append(partial)
@@ -46,7 +54,7 @@ def retrieved(ctx: SearchContext) -> Retrieved:
         lists["bm25"] = list(keywords.top)
     shares = keyword_votes(ctx, lists, keywords) if mode == "hybrid" else {}
     if mode not in ("hybrid", "vector"):
-        return Retrieved(lists, mode, keywords=keywords)
+        return Retrieved(lists, mode, keywords=keywords, miss=VectorMiss.KEYWORD_CHOSEN)
     if keywords is not None:  # while the query is still being embedded on its thread
         ctx.rows.update(ctx.retrievers.rows([s for s in keywords.top if s not in ctx.rows]))
     qvec = ctx.embedding() if ctx.embedding is not None else None
@@ -54,12 +62,23 @@ def retrieved(ctx: SearchContext) -> Retrieved:
         found = vector_hits(ctx, qvec, k)
         lists["vector"] = [seq for seq, _ in found]
         coverage = ctx.retrievers.coverage()
-        return Retrieved(lists, mode, False, qvec, dict(found), shares, keywords, coverage)
+        none = coverage[0] == 0 < coverage[1]  # keyword first: no vector written yet
+        miss = VectorMiss.NO_VECTORS if none else None
+        return Retrieved(lists, mode, False, qvec, dict(found), shares, keywords, coverage, miss)
+    miss = vector_miss(ctx)
     if mode == "vector" or ctx.embedding is not None:
         if keywords is None:
             keywords = ctx.retrievers.keywords(keyword_terms(ctx), k, ctx.filters, ctx.prefix)
-        return Retrieved({"bm25": list(keywords.top)}, "bm25", True, keywords=keywords)
-    return Retrieved(lists, mode, shares=shares, keywords=keywords)
+        return Retrieved({"bm25": list(keywords.top)}, "bm25", True, keywords=keywords, miss=miss)
+    return Retrieved(lists, mode, shares=shares, keywords=keywords, miss=miss)
+
+
+def vector_miss(ctx: SearchContext) -> VectorMiss:
+    """Why there is no query vector: what the query embedder said, else an empty query
+    (nothing was embedded) or a failure it did not name."""
+    if ctx.vector_misses:
+        return ctx.vector_misses[0][0]
+    return VectorMiss.EMPTY_QUERY if ctx.embedding is None else VectorMiss.EMBEDDER_FAILED
 
 
 def keyword_terms(ctx: SearchContext) -> list[str]:
@@ -107,6 +126,8 @@ class Fuse:
     paraphrase)."""
 
     name = "fuse"
+    reads = ("settings", "retrieved")
+    writes = ()
 
     def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
         cfg, shares = ctx.cfg, ctx.retrieved.shares
