@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +28,8 @@ from hypothesis import strategies as st
 
 from engine import jsonscan, net
 from engine.cli import run
+from engine.extractors import documents, filenames, markdown, slack, web_pages, whatsapp
+from engine.people import normalise
 from engine.settings import Settings
 from engine.warm import protocol
 from tests.fake_openai import FakeOpenAI
@@ -247,3 +250,78 @@ def test_mcp_asked_before_initialize_says_to_initialize_first(
     finally:
         server.release()
     assert "Traceback" not in (tmp_path / "server.log").read_text(encoding="utf-8")
+
+
+# -- regexes over the user's files: the same answers, linear on adversarial text ----------
+
+OLD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+OLD_SENTENCE_END = re.compile(r"[^\W\d_A-Z]{3,}[.!?](\s|$)")
+OLD_REMARK = re.compile(r"\s*\([^()]*\)")
+HEADING_LINES = st.text(alphabet=st.sampled_from("# \t\raZ\u3000"), max_size=14)
+
+
+@hsettings(max_examples=500)
+@given(HEADING_LINES)
+def test_a_heading_is_read_as_the_old_pattern_read_it(line: str) -> None:
+    old, new = OLD_HEADING.match(line), markdown._HEADING.fullmatch(line)
+    assert (old is None) == (new is None)
+    if old and new:
+        assert (old[1], old[2].strip()) == (new[1], markdown.heading_title(new[2]))
+
+
+@hsettings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from("aéZ1_.! \n"), max_size=16))
+def test_a_sentence_end_is_found_as_the_old_pattern_found_it(text: str) -> None:
+    assert bool(documents._SENTENCE_END.search(text)) == bool(OLD_SENTENCE_END.search(text))
+
+
+@hsettings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from("a ()\t\n"), max_size=16))
+def test_a_remark_is_dropped_as_the_old_pattern_dropped_it(name: str) -> None:
+    assert normalise._REMARK.sub("", name) == OLD_REMARK.sub("", name)
+
+
+def test_the_shapes_each_pattern_reads_are_read_still() -> None:
+    page = "<!-- saved from url=(0014)about:internet -->\n<!----><html><head><title>Trip</title>"
+    assert web_pages.is_saved_page(page) and not web_pages.is_saved_page("<!---->" * 3 + "<p>")
+    assert web_pages._SAVED.search('<link rel="icon"><link href="x" rel="canonical">')
+    names = {"U1": "Ana"}
+    slack_text = "<@U1> see <https://a.example|the plan> in <#C9|general>, <!here|here>"
+    assert (
+        slack.render_text(slack_text, names)
+        == "@Ana see the plan (https://a.example) in #general, @here"
+    )
+    body = "  IMG-20220327-WA0003.jpg (file attached)\nLook at this"
+    assert whatsapp._text(body) == "Look at this"  # an automatic name: the file is not named
+    assert whatsapp._text("plan.pdf (file attached)") == "[file: plan.pdf]"
+    assert whatsapp._text("<attached: 00000015-plan.pdf>") == "[file: plan.pdf]"
+    assert markdown.heading_title(" Plan ## ") == "Plan" and markdown.heading_title("##") == "#"
+
+
+ADVERSARIAL_TEXT = 200_000
+
+
+N = ADVERSARIAL_TEXT
+ADVERSARIAL_RUNS: dict[str, tuple[Callable[[], object], object]] = {
+    "40 empty comments, no <html>": (lambda: web_pages._HTML.match("<!---->" * 40), None),
+    "<link without >": (lambda: web_pages._SAVED.search("<link" * N), None),
+    "<title without >": (lambda: web_pages._TITLE.search("<title" * N), None),
+    "a heading of spaces": (
+        lambda: markdown.heading_title(markdown._HEADING.fullmatch("# a" + " " * N + "x")[2]),
+        "a" + " " * N + "x",
+    ),
+    "one long word": (lambda: documents._SENTENCE_END.search("a" * N), None),
+    "a line with no mark": (lambda: len(whatsapp._ATTACHED.sub("", "a" * N)), N),
+    "<attached: without >": (lambda: whatsapp._ATTACHED.search("<attached: " * N), None),
+    "slack mentions, no >": (lambda: len(slack.render_text("<@U1|" * N, {})), 5 * N),
+    "slack links, no >": (lambda: len(slack.render_text("<http:" * N, {})), 6 * N),
+    "spaces before no remark": (lambda: normalise._REMARK.sub("", " " * N + "x"), " " * N + "x"),
+    "a zip member's long name": (lambda: filenames.whatsapp_chat_name(" a" * N), None),
+}
+
+
+@pytest.mark.parametrize("name", ADVERSARIAL_RUNS)
+def test_adversarial_text_is_read_in_one_pass(name: str) -> None:
+    """Each input took quadratic (or worse) time before; now one pass: the test finishes."""
+    run, expected = ADVERSARIAL_RUNS[name]
+    assert run() == expected

@@ -167,6 +167,9 @@ def extract_document(data: bytes, path: PurePath) -> Extraction:
 # What a plain `.txt` must look like to be claimed: prose, not a list, a log or a config.
 PROSE_MIN_WORDS = 40
 PROSE_MIN_WORDS_PER_LINE = 6
+# A word of any script but no ASCII capitals (`ERROR.`) before a sentence's end, looked for
+# only from a word's first letter: from each letter of a long word it was quadratic.
+_SENTENCE_END = re.compile(r"(?<![^\W\d_A-Z])[^\W\d_A-Z]{3,}[.!?](?:\s|$)")
 _LOG_LINE = re.compile(r"^\s*(\[?\d{1,4}[-/.:]\d{1,2}|[\w.-]+\s*[=:]\s*\S+$|[#;/]{1,2}\s)")
 PROJECT_TEXTS = frozenset(
     f"{stem}.txt"
@@ -183,8 +186,7 @@ def is_prose(text: str) -> bool:
     if not lines or words < PROSE_MIN_WORDS or words / len(lines) < PROSE_MIN_WORDS_PER_LINE:
         return False
     shaped = sum(1 for line in lines if _LOG_LINE.match(line))
-    # a word of any script but no ASCII capitals (`ERROR.`) before a sentence's end
-    return shaped / len(lines) < 0.2 and bool(re.search(r"[^\W\d_A-Z]{3,}[.!?](\s|$)", text))
+    return shaped / len(lines) < 0.2 and bool(_SENTENCE_END.search(text))
 
 
 def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:

@@ -150,6 +150,7 @@ _EXPORT_PATTERNS = tuple(n.pattern for n in WHATSAPP_EXPORT_NAMES)
 _ENGLISH_SHAPED = re.compile(
     r"WhatsApp[ -]Chat\s+(?:with|mit|met|med|con|com|avec|z|s|[-–])\s+(?P<name>.+)\Z", re.IGNORECASE
 )
+MAX_NAME_CHARS = 255  # a file system's longest name; only a zip member's can be longer
 _COPY_NUMBER = re.compile(r"\s*\(\d{1,3}\)\Z")  # a second download: `… Raj (1).txt`
 _INVISIBLE_MARKS = dict.fromkeys(
     map(ord, "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
@@ -159,6 +160,8 @@ _INVISIBLE_MARKS = dict.fromkeys(
 def whatsapp_chat_name(stem: str) -> str | None:
     """The chat's name in a WhatsApp export's file name (without its extension), in any
     language of WHATSAPP_EXPORT_NAMES: `Чат WhatsApp с контактом Анна` → `Анна`; else None."""
+    if len(stem) > MAX_NAME_CHARS:  # each pattern's search is quadratic in the name's length
+        return None
     plain = _COPY_NUMBER.sub("", unicodedata.normalize("NFC", stem.translate(_INVISIBLE_MARKS)))
     plain = " ".join(plain.split())
     for pattern in (*_EXPORT_PATTERNS, _ENGLISH_SHAPED):

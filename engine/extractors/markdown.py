@@ -20,7 +20,9 @@ from engine.extractors.sniffing import SiblingCheck
 from engine.records import Draft, Mention
 from engine.sources import SourceType
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# The title's closing `#`s are cut by heading_title: as a regex tail after a lazy title
+# (`(.+?)\s*#*\s*$`) a long run of spaces before the line's end cost cubic time.
+_HEADING = re.compile(r"(#{1,6})\s+(.+)")  # fullmatch
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # Limits checked on YAML's event stream before anything is built: a 274-byte alias bomb
 # expands to gigabytes, and deep nesting overflows the recursive composer.
@@ -116,6 +118,12 @@ def slugify(text: str) -> str:
     return re.sub(r"[^\w\- ]", "", text.lower()).strip().replace(" ", "-")
 
 
+def heading_title(text: str) -> str:
+    """A heading's text without its closing `#`s and spaces (`## Plan ##` → "Plan"); a
+    heading of `#`s only keeps its first."""
+    return text.rstrip().rstrip("#").strip() or text[:1].strip()
+
+
 def sections(body: str, first_line: int) -> list[Section]:
     """Split on every heading outside code fences; keep the heading path of each section."""
     found: list[Section] = [Section([], [], first_line, "")]
@@ -124,9 +132,9 @@ def sections(body: str, first_line: int) -> list[Section]:
     for offset, line in enumerate(body.split("\n")):
         if _FENCE.match(line):
             in_fence = not in_fence
-        heading = None if in_fence else _HEADING.match(line)
+        heading = None if in_fence else _HEADING.fullmatch(line)
         if heading:
-            level, title = len(heading[1]), heading[2].strip()
+            level, title = len(heading[1]), heading_title(heading[2])
             path = [(lvl, t) for lvl, t in path if lvl < level] + [(level, title)]
             found.append(Section([t for _, t in path], [], first_line + offset, slugify(title)))
         else:

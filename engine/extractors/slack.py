@@ -35,11 +35,14 @@ from engine.records import Mention
 
 # Subtypes that are people talking; joins, leaves, bots, topic changes and tombstones are not.
 SPOKEN_SUBTYPES = {None, "", "thread_broadcast", "file_share", "me_message", "message_replied"}
-_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|([^>]+))?>")
-_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+\|([^>]*)>")
-_SPECIAL = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>")
-_SUBTEAM = re.compile(r"<!subteam\^[A-Z0-9]+\|([^>]+)>")
-_LINK = re.compile(r"<((?:https?|mailto|tel):[^>|]+)(?:\|([^>]+))?>")
+# Slack escapes `<` and `>` in text (`&lt;`), so a label never holds `<`: stopping there
+# keeps each scan to one `<…>` (with `[^>]`, every `<@U1|` of a text without `>` read on
+# to its end, quadratic).
+_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|([^<>]+))?>")
+_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+\|([^<>]*)>")
+_SPECIAL = re.compile(r"<!(here|channel|everyone)(?:\|[^<>]*)?>")
+_SUBTEAM = re.compile(r"<!subteam\^[A-Z0-9]+\|([^<>]+)>")
+_LINK = re.compile(r"<((?:https?|mailto|tel):[^<>|]+)(?:\|([^<>]+))?>")
 _DM_FOLDER = re.compile(r"D[A-Z0-9]{2,}")  # the export names a DM's folder by its id
 DELETED_TEXT = "This message was deleted."
 SLACKBOT = "USLACKBOT"

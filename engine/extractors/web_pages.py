@@ -14,13 +14,17 @@ from engine.extractors.chunking import date_from_name, parse_date
 from engine.extractors.documents import Document, headed_sections
 from engine.extractors.mail import html_to_text
 
+# A tag's attributes are read up to the next `<` as well as `>`: from every `<link` of a
+# head without `>` the scan would otherwise run to its end (quadratic). The comments before
+# `<html` are matched possessively: a comment's end is never looked for past its first
+# `-->`, where backtracking tried every way of grouping 40 empty comments (exponential).
 _SAVED = re.compile(
-    r"<!--\s*saved from url=|Page saved with SingleFile|<link[^>]+rel=[\"']?canonical"
-    r"|<meta[^>]+property=[\"']?og:",
+    r"<!--\s*saved from url=|Page saved with SingleFile|<link[^<>]+rel=[\"']?canonical"
+    r"|<meta[^<>]+property=[\"']?og:",
     re.IGNORECASE,
 )
-_HTML = re.compile(r"^\s*(<!--.*?-->\s*)*(<!doctype html|<html)", re.IGNORECASE | re.DOTALL)
-_TITLE = re.compile(r"<title[^>]*>", re.IGNORECASE)
+_HTML = re.compile(r"^\s*(?:<!--.*?-->\s*)*+(<!doctype html|<html)", re.IGNORECASE | re.DOTALL)
+_TITLE = re.compile(r"<title[^<>]*>", re.IGNORECASE)
 _HEADINGS = ("h1", "h2", "h3")
 _DROPPED = ("nav", "header", "footer", "aside", "form")
 

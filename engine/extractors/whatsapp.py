@@ -49,7 +49,13 @@ _OMITTED = re.compile(
 # Android's placeholder in the phone's language (`<Без медиафайлов>`, `<Média vynechána>`):
 # a whole message of one bracketed phrase, `<attached: …>` aside.
 _PLACEHOLDER = re.compile(r"<[^<>:\n]{2,40}>")
-_ATTACHED = re.compile(r"<attached: (?P<name>[^>]+)>|(?P<android>\S[^\n]*?) \(file attached\)")
+# Android's `NAME (file attached)` is looked for from a line's start only, iOS's name up to
+# the next `<`: from every character of a line without the mark, the search read on to the
+# line's end (quadratic in the line's length).
+_ATTACHED = re.compile(
+    r"<attached: (?P<name>[^<>]+)>|^(?P<android>[^\S\n]*\S[^\n]*?) \(file attached\)",
+    re.MULTILINE,
+)
 _IOS_NUMBER = re.compile(r"^\d{8}-")  # iOS numbers every attachment: 00000015-plan.pdf
 _AUTO_MEDIA = re.compile(r"\d{8}-(?:PHOTO|VIDEO|AUDIO|STICKER|GIF|PTT)-|(?:IMG|VID|PTT|AUD|STK)-\d")
 # Notices written as if someone said them (iOS marks most of them with U+200E as well).

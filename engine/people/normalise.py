@@ -21,7 +21,7 @@ _PHONE_DIGITS = re.compile(r"\d+")
 # A nickname written inside a name (Lars "Lasse" Eriksen), and a remark in parentheses
 # (Priya Raman (Heliotrope)): the first is an alias, the second no name at all.
 _NICKNAME = re.compile(r"^(?P<before>.*?\S)\s*[\"“”'](?P<nick>[^\"“”']+)[\"“”']\s*(?P<after>.*)$")
-_REMARK = re.compile(r"\s*\([^()]*\)")
+_REMARK = re.compile(r"(?<!\s)\s*\([^()]*\)")  # from a space run's start only: linear
 # A sender as a group or a service writes them ("'Ann Lee' via Oslo Runners", Google Groups;
 # "Ann Lee via LinkedIn"): the sender is Ann Lee, the address is the group's.
 _VIA = re.compile(r"^(?P<sender>.*?\S)\s+via\s+(?P<group>\S.*)$")
