@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from desktop import theme
 from desktop.formatting import human_size, type_label
 from desktop.hotkey import to_display
+from desktop.problems import problem_lines
 from desktop.progress import WorkState
 from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.records import IndexStats
@@ -54,20 +55,35 @@ def status_lines(status: IndexStatus) -> list[str]:
     lines = [f"{status.chunks} chunks in {status.files} files · {human_size(status.size_bytes)}"]
     for source_type, count in status.per_type.items():
         lines.append(f"    {type_label(source_type)}: {count}")
-    lines.append(f"Embedder: {status.embedder or 'none'}")
-    lines.append(
-        f"Dead vector slots: {status.vector_slots.fraction:.0%} · free pages: "
-        f"{status.free_page_fraction:.0%}"
-    )
+    lines.append(f"Search by meaning: {embedder_words(status.embedder)}")
+    reclaim = max(status.vector_slots.fraction, status.free_page_fraction)
+    if reclaim >= 0.01:  # below that, nothing worth a rebuild
+        lines.append(f"Space to reclaim: {reclaim:.0%} (Rebuild vector index + VACUUM)")
     run = status.last_run or {}
-    if run:
-        when = run.get("at", "")
-        lines.append(
-            f"Last run: {run.get('kind', 'reindex')} {when if isinstance(when, str) else ''}".rstrip()
-        )
-    if status.errors:
-        lines.append(f"{len(status.errors)} file(s) with errors")
-    return lines
+    when = run.get("at", "")
+    if run and isinstance(when, str):
+        kind = RUN_WORDS.get(str(run.get("kind", "reindex")), "Last indexed")
+        lines.append(f"{kind}: {when[:16].replace('T', ' ')}".rstrip(": "))
+    return lines + problem_lines(status)
+
+
+# A run's kind in the run log, as the dialog names it (a reconcile is an index run too).
+RUN_WORDS = {
+    "maintenance": "Last space reclaimed",
+    "check": "Last check of the index",
+    "repair": "Last repair of the index",
+}
+
+
+def embedder_words(key: str | None) -> str:
+    """The index's embedder ("local|all-MiniLM-L6-v2-int8|384|p300") in words: the model,
+    and where it runs."""
+    if not key:
+        return "not set up yet"
+    name, _, rest = key.partition("|")
+    model = rest.split("|", 1)[0] or name
+    where = {"local": "built in, offline", "openai": "OpenAI"}.get(name, name)
+    return f"{model} ({where})"
 
 
 class Tray(QObject):

@@ -89,6 +89,7 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (state.known_under_sql, ()),
     (state.count_sql, ()),
     (state.errors_sql, ()),
+    (state.indexed_with_errors_sql, ()),
     (state.columns_sql, ()),
     (state.add_depends_sql, ()),
     (chunks.insert_sql, ()),

@@ -239,6 +239,8 @@ class IndexStatus:
     maintenance_suggested: bool
     schema_version: str | None
     log: str | None  # the run log's path, if it exists
+    # Files among `errors` whose text was indexed all the same: a problem, not a failure.
+    indexed_with_errors: frozenset[str] = frozenset()
 
     @property
     def chunks(self) -> int:

@@ -31,6 +31,7 @@ def collect_status(settings: Settings) -> IndexStatus:
         per_type = dict(conn.execute(chunks.count_per_type_sql()))
         files = conn.execute(state.count_sql()).fetchone()[0]
         errors = conn.execute(state.errors_sql()).fetchall()
+        indexed = frozenset(str(f) for (f,) in conn.execute(state.indexed_with_errors_sql()))
         page_count = conn.execute(database.page_count_sql()).fetchone()[0]
         free_pages = conn.execute(database.freelist_count_sql()).fetchone()[0]
         last_run = db.get_meta(conn, "last_run")
@@ -53,6 +54,7 @@ def collect_status(settings: Settings) -> IndexStatus:
             >= settings.maintenance.bloat_threshold,
             schema_version=db.get_meta(conn, "schema_version"),
             log=str(settings.log_path) if os.path.exists(settings.log_path) else None,
+            indexed_with_errors=indexed,
         )
     except db.DAMAGE as exc:
         raise db.damaged(settings.db_path, exc) from None

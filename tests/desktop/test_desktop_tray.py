@@ -73,7 +73,8 @@ def test_status_action_shows_counts_per_type(qtbot: Any, memex: MemexApp) -> Non
     wait_for(qtbot, lambda: memex.status_box is not None)
     text = memex.status_box.text()
     assert f"{memex.last_status.chunks} chunks" in text
-    assert "journal:" in text and "Dead vector slots" in text
+    assert "journal:" in text and "Search by meaning: all-MiniLM" in text
+    assert "Dead vector slots" not in text and "|" not in text  # words, not the index's keys
 
 
 def test_maintenance_is_suggested_past_the_bloat_threshold(qtbot: Any, memex: MemexApp) -> None:

@@ -65,3 +65,12 @@ def count_sql() -> str:
 def errors_sql() -> str:
     """Files whose last indexing failed, with the error, by path."""
     return "SELECT source_file, error FROM index_state WHERE error IS NOT NULL ORDER BY source_file"
+
+
+def indexed_with_errors_sql() -> str:
+    """Of the files with an error, those whose text is in the index all the same (a note
+    whose front matter is broken, a chat with one unreadable line): problems, not failures."""
+    return (
+        "SELECT s.source_file FROM index_state s WHERE s.error IS NOT NULL "
+        "AND EXISTS (SELECT 1 FROM chunks c WHERE c.source_file = s.source_file)"
+    )

@@ -1,0 +1,50 @@
+"""Status names each file with a problem, in words, with what to do; a file whose text was
+indexed all the same is a warning, not an error (desktop/problems.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from desktop_helpers import RecordingOpener, start_app, wait_for
+
+from desktop.problems import GENERAL, advice
+from engine import reindex
+from engine.settings import Settings
+
+BROKEN_FRONT_MATTER = "---\ntitle: [never closed\n---\n# Boat trip\n\nThe ferry leaves at nine.\n"
+
+
+def test_status_lists_each_file_with_what_it_is_and_what_to_do(
+    qapp: Any, qtbot: Any, settings_factory: Callable[..., Settings], opener: RecordingOpener
+) -> None:
+    settings = settings_factory(embedder__name="hashing", desktop__watching=False)
+    root = settings.roots[0]
+    (root / "trip.md").write_text(BROKEN_FRONT_MATTER, encoding="utf-8")
+    (root / "locked.pdf").write_bytes(b"%PDF-1.4\n% not a real body\n")
+    (root / "fine.md").write_text("# Fine\n\nNothing wrong here.\n", encoding="utf-8")
+    reindex(settings=settings)
+    memex = start_app(qapp, settings, opener)
+    qtbot.addWidget(memex.window)
+    try:
+        memex.window.summon()
+        memex.show_status()
+        wait_for(qtbot, lambda: memex.status_box is not None)
+        text = memex.status_box.text()
+    finally:
+        memex.shutdown()
+        qapp.setQuitOnLastWindowClosed(True)
+    assert "1 file(s) not indexed · 1 file(s) indexed with a problem" in text
+    assert "Not indexed: locked.pdf — " in text
+    assert "Indexed with a problem: trip.md — line 1: front matter" in text
+    assert "Fix the note's front matter" in text and "fine.md" not in text
+    # errors first, then warnings
+    assert text.index("locked.pdf") < text.index("trip.md")
+
+
+def test_the_advice_follows_what_the_problem_is_about() -> None:
+    assert advice("reading .docx needs python-docx: pip install 'memex[documents]'").startswith(
+        "Install the extra"
+    )
+    assert "password" in advice("encrypted PDF: it needs a password to be read")
+    assert advice("something nobody foresaw") == GENERAL
