@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
 
-from PySide6.QtCore import QDate, QSize, Qt, Signal
+from PySide6.QtCore import QDate, QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
@@ -69,6 +70,7 @@ class FilterBar(QWidget):
     """Chips, date and person; `changed` fires when the user changes any of them."""
 
     changed = Signal()
+    typed = Signal(str)  # a key typed on a chip, for the query
 
     def __init__(self, today: Callable[[], datetime]) -> None:
         super().__init__()
@@ -101,7 +103,8 @@ class FilterBar(QWidget):
         chip = QToolButton()
         chip.setObjectName("chip")
         chip.setCheckable(True)
-        chip.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # Reached by Tab, never taken by a click: the query keeps the keys after a click.
+        chip.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         chip.setText(text)
         chip.setProperty("source_type", source_type)
         chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -109,7 +112,18 @@ class FilterBar(QWidget):
             chip.setIcon(theme.type_icon(source_type))
             chip.setIconSize(QSize(14, 14))
         chip.toggled.connect(lambda on, t=source_type: self._chip_toggled(t, on))
+        chip.installEventFilter(self)
         return chip
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """A letter typed on a chip (reached by Tab) goes on to the query; Space still
+        toggles the chip and Tab moves on."""
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            text = event.text()
+            if text.isprintable() and text.strip():
+                self.typed.emit(text)
+                return True
+        return super().eventFilter(watched, event)
 
     def _combo(self, items: Sequence[str], tip: str, icon: str) -> QComboBox:
         combo = QComboBox()
@@ -223,6 +237,14 @@ class FilterBar(QWidget):
         today = self.today().date()
         dialog = RangeDialog(self.window(), today - timedelta(days=30), today)
         return dialog.range() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+    def describe(self) -> str:
+        """The filters that are on, in words: "Signal, Slack · Last 7 days · Ngozi"; "" for
+        none (the query line shows this)."""
+        parts = [", ".join(type_label(t) for t in self.selected_types())]
+        parts.append(self.date.currentText() if self.date.currentIndex() else "")
+        parts.append(self.person_name() or "")
+        return " · ".join(p for p in parts if p)
 
     def reset(self) -> None:
         """No type, any time, anyone (the window calls this when it is shown empty)."""

@@ -62,6 +62,7 @@ class SearchWindow(WindowLayout, QWidget):
         self.hide_on_blur = True
         self._was_active = False
         self.last_answer: SearchAnswer | None = None
+        self._typed_over = False  # the next text change replaces the whole query
         self.people: list[str] = []
         flags = Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint
         self.setWindowFlags(flags | (Qt.WindowType.Tool if tool else Qt.WindowType.Window))
@@ -162,17 +163,33 @@ class SearchWindow(WindowLayout, QWidget):
             prefix=True,
         )
 
-    def _typed(self, _text: str) -> None:
+    def _typed(self, text: str) -> None:
+        if self._typed_over or not text.strip():  # a new question starts unfiltered
+            self.filters.reset()
+        self._typed_over = False
         self._debounce.start()
+
+    def _filters_changed(self) -> None:
+        """A chip, date or person changed: search again; the keys go on to the query."""
+        self.search_now()
+        if self.isVisible():
+            self.query.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def clear_filters(self) -> None:
+        """Every filter off, the search again, the query focused."""
+        self.filters.reset()
+        self._filters_changed()
 
     def search_now(self) -> None:
         self._debounce.stop()
+        self.scope.show_state()
         request = self.request()
         if not request.query:
             self.last_answer = None
             self.model.set_results([])
             self.card.clear()
             self.banner.hide()
+            self.scope.widen.hide()
             self.filters.set_counts({})
             self.status.setText("")
             self.show_message("Type to search your notes, chats, meetings, mail and people.")
@@ -205,6 +222,7 @@ class SearchWindow(WindowLayout, QWidget):
         matches = keyword_matches(answer.counts, answer.request.source_types)
         direct = sum(not r.related for r in hits)  # related context is not a hit
         self.status.setText(status_text(direct, matches, response.took_ms, response.mode))
+        self.scope.show_outcome(response.outcome.filters, direct)
         if hits:
             self.body.setCurrentIndex(0)
             self.list.setCurrentIndex(self.model.index(0))
@@ -277,6 +295,10 @@ class SearchWindow(WindowLayout, QWidget):
         if done:
             self.tasks.record_open(result)  # frecency: lifted a little next time
             self.dismiss()
+        else:  # said in the window, not only on stderr
+            verb = "show" if reveal else "open"
+            self.banner.setText(f"Memex could not {verb} {result.source_file}.")
+            self.banner.show()
         return done
 
     def copy_current(self) -> bool:
@@ -322,6 +344,8 @@ class SearchWindow(WindowLayout, QWidget):
 
     def _key(self, watched: QObject, event: QKeyEvent) -> bool:
         key = Qt.Key(event.key())
+        if watched is self.query:
+            self._typed_over = self._types_over(event)
         ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
         if key in MOVE_KEYS and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             self.move_selection(key)
@@ -337,10 +361,24 @@ class SearchWindow(WindowLayout, QWidget):
                 return False
             return self.copy_current()
         if watched is self.list and event.text().isprintable() and event.text().strip():
-            self.query.setFocus()
-            self.query.insert(event.text())
+            self.type_into_query(event.text())
             return True
         return False
+
+    def type_into_query(self, text: str) -> None:
+        """Keys typed on the hits or a chip: on into the query."""
+        self.query.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.query.insert(text)
+
+    def _types_over(self, event: QKeyEvent) -> bool:
+        """This key replaces the whole query: typed, pasted or deleted over a selection of
+        all of it."""
+        text = self.query.text()
+        if not text or self.query.selectedText() != text:
+            return False
+        erase = event.key() in (Qt.Key.Key_Backspace, Qt.Key.Key_Delete)
+        typed = bool(event.text()) and event.text().isprintable()
+        return typed or erase or event.matches(QKeySequence.StandardKey.Paste)
 
     # -- background work -------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from desktop.card import ProfileCard
 from desktop.filters import FilterBar
 from desktop.preview import Preview
 from desktop.results import ResultDelegate, ResultModel
+from desktop.scope import FilterScope
 
 HINTS = "↵ open   ⌃↵ reveal   ⌃C copy   ⇥ filters   esc close"
 
@@ -37,9 +38,11 @@ class WindowLayout:
     whose slots (`_typed`, `search_now`, `open_current`, …) the widgets are wired to."""
 
     def _build(self, menu: QMenu | None) -> None:
-        header = self._header(menu)
         self.filters = FilterBar(self.now)
-        self.filters.changed.connect(self.search_now)
+        self.filters.changed.connect(self._filters_changed)
+        self.filters.typed.connect(self.type_into_query)
+        self.scope = FilterScope(self.filters, self.clear_filters)
+        header = self._header(menu)
         self.banner = QLabel(objectName="banner", wordWrap=True)
         self.banner.hide()
         self.card = ProfileCard()
@@ -59,6 +62,7 @@ class WindowLayout:
         inner.addWidget(QFrame(objectName="separator"))
         inner.addWidget(self.filters)
         inner.addWidget(self.banner)
+        inner.addWidget(self.scope.widen)
         inner.addWidget(self.card)
         inner.addWidget(self.body, 1)
         inner.addLayout(self._footer())
@@ -91,6 +95,7 @@ class WindowLayout:
         header = QHBoxLayout()
         header.addWidget(icon)
         header.addWidget(self.query, 1)
+        header.addWidget(self.scope.button)  # the filters that are on, in the query line
         header.addWidget(self.menu_button)
         return header
 

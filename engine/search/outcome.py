@@ -26,6 +26,9 @@ class VectorMiss(StrEnum):
     NO_VECTORS = "no_vectors"  # the index holds no vector yet (indexing is keyword first)
 
 
+# Fewer direct hits than this under a filter: the outcome counts the matches without it.
+NEAR_EMPTY = 3
+
 # Why a query has no vector, and the sentence that tells the user.
 Missed = tuple[VectorMiss, str]
 

@@ -18,7 +18,7 @@ from engine.records import Person, SearchResult
 from engine.search.context import Reranking, SearchContext, Stage
 from engine.search.hits import ChunkRow, Hit
 from engine.search.order import STAGES
-from engine.search.outcome import Coverage, FilterOutcome, Missed, SearchOutcome
+from engine.search.outcome import NEAR_EMPTY, Coverage, FilterOutcome, Missed, SearchOutcome
 from engine.search.present import dress, facets
 from engine.search.present.response import (
     MODES,
@@ -41,9 +41,6 @@ from engine.search.retrieve.vector_cache import VectorCache, searcher_cache
 from engine.search.retrieve.vector_coverage import VectorCoverage
 from engine.settings import Settings
 from engine.store import db
-
-# Fewer direct hits than this under a filter: the outcome counts the matches without it.
-NEAR_EMPTY = 3
 
 
 class Searcher:
