@@ -20,6 +20,12 @@ class Section:
 
 def sections() -> list[Section]:
     """Every section, in the report's order (imported late: the renderers read no bench code)."""
-    from bench.report import operations, relevance, scan, speed
+    from bench.report import bodies, operations, relevance, scan, speed
 
-    return [*relevance.SECTIONS, *speed.SECTIONS, *scan.SECTIONS, *operations.SECTIONS]
+    return [
+        *relevance.SECTIONS,
+        *speed.SECTIONS,
+        *scan.SECTIONS,
+        *operations.SECTIONS,
+        *bodies.SECTIONS,
+    ]
