@@ -23,6 +23,7 @@ import apsw
 import pytest
 
 from engine.cli import COMMANDS, run
+from engine.index.locks import writer_lock
 from engine.index.runs import reindex
 from engine.store import db, owner
 from tests.conftest import make_settings
@@ -211,6 +212,16 @@ def test_the_engine_refuses_too(tmp_path: Path) -> None:
     for readonly in (False, True):
         with pytest.raises(db.NotMemexIndex, match="another program's SQLite database"):
             db.connect(target, readonly=readonly)
+    assert snapshot(where) == before
+
+
+def test_no_lock_file_is_made_beside_a_file_that_is_not_memex(tmp_path: Path) -> None:
+    """The writer lock (every writer's first step: the app's too) claims the file first."""
+    target, where, _ = setup("places_sqlite", tmp_path)
+    settings = make_settings(tmp_path / "root", target)  # its empty config file beside it
+    before = snapshot(where)
+    with pytest.raises(db.NotMemexIndex, match="another program's SQLite database"):
+        writer_lock(settings)
     assert snapshot(where) == before
 
 

@@ -25,9 +25,11 @@ Notify = Callable[[str], None]
 
 def writer_lock(settings: Settings) -> FileLock:
     """The one-writer lock beside the index file; IndexError_ when that folder cannot be
-    written (a read-only folder: the lock could never be taken, it would wait forever)."""
+    written (a read-only folder: the lock could never be taken, it would wait forever), and
+    NotMemexIndex when the file is another program's: no lock file is made beside it."""
     path = settings.db_path
     lock = Path(str(path) + ".lock")
+    db.claim(path, build=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         os.close(os.open(lock, os.O_RDWR | os.O_CREAT, 0o644))

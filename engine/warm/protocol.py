@@ -1,7 +1,9 @@
-"""The line protocol: one JSON object per line each way, then the connection closes.
+"""The line protocol: one JSON request line, one JSON reply line, then the connection closes.
 
 Request: `{"memex": PROTOCOL, "op": "search", "version", "identity", "argv", "common",
-"token"}` (or `"op": "status"`). Reply: `{"ok": true, "stdout", "stderr", "code", "pid",
+"token"}` (or `"op": "status"`). Before the reply to a search, the worker that takes it sends
+the note `{"working": true}` (the client's short wait for a worker ends there; the search's
+own time follows). Reply: `{"ok": true, "stdout", "stderr", "code", "pid",
 "served"}` — the bytes and exit code the one-shot path would have given — or
 `{"ok": false, "decline": reason}` (not this server's to answer, or "busy": run the one-shot
 path) or `{"ok": false, "error": message}` (a malformed request). Over TCP (Windows) the
