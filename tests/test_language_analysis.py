@@ -42,6 +42,22 @@ def test_the_inflections_people_type_meet_the_written_form() -> None:
         assert analyze.query_words(typed, language) == analyze.query_words(written, language)
 
 
+def test_nordic_definite_forms_meet_their_bare_word() -> None:
+    pairs = [
+        ("no", "flyet", "fly"),
+        ("no", "skiene", "ski"),
+        ("no", "møtet", "møte"),
+        ("sv", "hyran", "hyra"),
+        ("sv", "kontraktet", "kontrakt"),
+        ("sv", "lösenordet", "lösenord"),
+    ]
+    for language, definite, bare in pairs:
+        assert analyze.query_words(definite, language) == analyze.query_words(bare, language)
+    # An ending that is part of the word stays: "station", "biljett".
+    assert analyze.query_words("station", "sv") == analyze.query_words("stationen", "sv")
+    assert analyze.query_words("biljett", "sv") == ["biljet"]
+
+
 def test_english_is_left_to_fts5s_porter_and_needs_no_search_text() -> None:
     assert analyze.search_text("See you at the meetings", "en") is None
     assert analyze.search_text("Nothing to stem", "ja") is None  # no stemmer, no CJK

@@ -27,7 +27,7 @@ from engine.store.sql import fts as fts_sql
 from engine.store.sql import meta as meta_sql
 from engine.store.sql import schema
 
-KEYWORD_FORMAT = "2"  # 1: FTS5 over the content itself, Porter only
+KEYWORD_FORMAT = "3"  # 1: FTS5 over the content itself, Porter only; 3: Nordic definite forms
 FORMAT_KEY = meta_sql.KEYWORD_FORMAT_KEY
 SETTING_KEY = meta_sql.KEYWORD_SETTING_KEY
 PRESENT_KEY = meta_sql.LANGUAGES_KEY

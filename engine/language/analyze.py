@@ -95,7 +95,7 @@ def spans(text: str, language: str) -> list[Span]:
         else:
             plain.append(len(found))
             found.append((start, end, word))
-    _stem(found, plain, stemmer(language))
+    _stem(found, plain, stemmer(language), language)
     return found
 
 
@@ -128,23 +128,49 @@ def grams(run: str, start: int) -> list[Span]:
     return out
 
 
-def _stem(found: list[Span], plain: Sequence[int], stems: Stemmer.Stemmer | None) -> None:
+def _stem(
+    found: list[Span], plain: Sequence[int], stems: Stemmer.Stemmer | None, language: str
+) -> None:
     """Replace the words at `plain` by their stems (composed first: Snowball reads "é", not
     "e" and an accent); a stem that came out empty keeps the word."""
     if stems is None or not plain:
         return
     words = [unicodedata.normalize("NFC", found[i][2]) for i in plain]
+    suffixes = DEFINITE.get(language, ())
     for i, word, stem in zip(plain, words, stems.stemWords(words), strict=True):
+        if suffixes:
+            stem = _definite(word, stem or word, suffixes, stems)
         start, end, _ = found[i]
         found[i] = (start, end, stem or word)
+
+
+# The definite endings of Norwegian, Danish and Swedish nouns ("flyet", "skiene", "hyran",
+# "kontraktet"), which Snowball leaves on a short word (its R1 region starts past them) or
+# never strips (Swedish "-et"). The first ending a word has (longest first) is taken off,
+# what is left (at least MIN_STEM letters) stemmed again, and kept when shorter than
+# Snowball's stem: "hyran" meets "hyra", "flyet" "fly", "skiene" "ski".
+_NORDIC = ("ene", "et", "en", "a")
+DEFINITE = {"no": _NORDIC, "nn": _NORDIC, "da": ("ene", "et", "en"), "sv": ("et", "en", "n")}
+MIN_STEM = 3
+
+
+def _definite(word: str, stem: str, suffixes: Sequence[str], stems: Stemmer.Stemmer) -> str:
+    """The word's stem without its definite ending when that is shorter than Snowball's."""
+    for suffix in suffixes:
+        rest = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(rest) < MIN_STEM:
+            continue
+        if suffix == "n" and rest[-1] not in "ae":
+            continue  # Swedish "-n" follows the vowel of "hyra", "pojke"; not "station"
+        shorter = str(stems.stemWord(rest))
+        return shorter if len(shorter) < len(stem) else stem
+    return stem
 
 
 def query_words(term: str, language: str) -> list[str]:
     """A query term's index words in `language` (a run of Han, Kana or Hangul gives its
     pairs, or its one character)."""
-    out = []
-    for _, _, word in spans(term, language):
-        out.append(word)
+    out = [word for _, _, word in spans(term, language)]
     if has_cjk(term):
         # A run of two characters or more is searched by its pairs: the single characters
         # beside them in the index are there for one-character queries.

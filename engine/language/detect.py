@@ -26,7 +26,8 @@ from typing import Any
 from engine.language.codes import CANDIDATES, ENGLISH, normalised
 
 SAMPLE_CHARS = 300  # characters of a chunk judged: a few chat lines
-CONFIDENT = 0.6  # py3langid's normalised probability a chunk's own verdict needs
+CONFIDENT = 0.9  # py3langid's normalised probability a chunk's own verdict needs
+ENGLISH_AT_MOST = 0.05  # English this unlikely: a text (or query) is in another language
 MIN_LETTERS = 12  # letters below this (one outside ASCII counts 3): too short to judge
 # English told by its commonest words, without the model: most of most people's text is
 # English, and these words (none of them a common word of another language the detector
@@ -43,6 +44,9 @@ _COMMON_ENGLISH = """the and you that for was have this what are with but not th
 _ENGLISH_WORDS = frozenset(_COMMON_ENGLISH.split())
 _ENGLISH_SHARE = 0.15  # of the words in the sample, at least this many of them
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+# The English labels a note's chunk opens with (engine/extractors/markdown.py: "Note: <title>",
+# "Aliases: …", "Tags: …", "Section: <headings>"): not the note's language.
+_LABELS = re.compile(r"\A(?:(?:Note|Journal|Aliases|Tags|Section): [^\n]*\n)+")
 _LOCK = threading.Lock()
 _MODEL: Any = None  # py3langid's identifier, loaded once (0.5 s)
 
@@ -72,26 +76,37 @@ class Detector:
         """(language, confidence 0–1) of one text on its own."""
         if self.pinned is not None:
             return self.pinned, 1.0
-        sample = text[:SAMPLE_CHARS]
+        sample = _LABELS.sub("", text, count=1)[:SAMPLE_CHARS]
         words = _WORD.findall(sample)
         letters = sum(len(w) for w in words) + 2 * sum(len(w) for w in words if not w.isascii())
         if letters < MIN_LETTERS:
             return self.default, 0.0
         if ENGLISH in self.allowed and _looks_english(words):
             return ENGLISH, 1.0
-        with self._lock:
-            language, confidence = self._classify(sample)
+        ranked = self.ranked(sample)
+        language = max(ranked, key=lambda c: ranked[c])
+        confidence = ranked[language]
+        if language != ENGLISH and ranked.get(ENGLISH, 0.0) <= ENGLISH_AT_MOST:
+            # Unsure between neighbours (Norwegian and Swedish share a short line), sure it
+            # is not English: the verdict stands, its words are stemmed by a neighbour's rules.
+            confidence = max(confidence, CONFIDENT)
         return language, confidence
 
-    def _classify(self, sample: str) -> tuple[str, float]:
-        if self._identifier is None:
-            import copy
+    def ranked(self, text: str) -> dict[str, float]:
+        """Each allowed language's probability for the text (the model's, on its sample)."""
+        with self._lock:
+            if self._identifier is None:
+                import copy
 
-            identifier = copy.copy(_model())  # its own candidate set, the model's arrays shared
-            identifier.set_languages([c for c in self.allowed if c in identifier.labels])
-            self._identifier = identifier
-        language, confidence = self._identifier.classify(sample)
-        return normalised(str(language)), float(confidence)
+                identifier = copy.copy(_model())  # its own candidates, the model's arrays shared
+                identifier.set_languages([c for c in self.allowed if c in identifier.labels])
+                self._identifier = identifier
+            found = self._identifier.rank(text[:SAMPLE_CHARS])
+        out: dict[str, float] = {}
+        for code, probability in found:
+            key = normalised(str(code))
+            out[key] = out.get(key, 0.0) + float(probability)
+        return out
 
     def languages(self, texts: Sequence[str]) -> list[str]:
         """The language of each of one file's texts: its own verdict when confident, else
@@ -113,15 +128,15 @@ def _detector(allowed: tuple[str, ...]) -> Detector:
     return Detector(allowed)
 
 
-QUERY_CONFIDENT = 0.95  # a Latin-script query is called a language only past this
-QUERY_WORDS = 3  # ... and with this many words: one word is a word in several languages
+QUERY_WORDS = 3  # ... and it has this many words: one word is a word in several languages
 
 
 def query_language(query: str, present: Sequence[str]) -> str:
     """The language a query is written in, or '' when that cannot be told with confidence.
     A query mostly in letters outside the Latin script is not English, whatever its words;
-    a Latin-script one is judged among the languages the index holds (`present`) and
-    English, and only a confident verdict on a few words counts."""
+    a Latin-script one of a few words, judged among the languages the index holds
+    (`present`) and English, is another language only when English is all but ruled out
+    (Norwegian and Swedish share the rest between them, so no single verdict is sure)."""
     letters = [ch for ch in query if ch.isalpha()]
     if not letters:
         return ""
@@ -130,7 +145,12 @@ def query_language(query: str, present: Sequence[str]) -> str:
         language, _ = _detector(()).judge(query)
         return "und" if language == ENGLISH else language
     others = [c for c in present if normalised(c) != ENGLISH]
-    if not others or len(_WORD.findall(query)) < QUERY_WORDS:
+    words = _WORD.findall(query)
+    if not others or len(words) < QUERY_WORDS or len(letters) < MIN_LETTERS:
         return ""
-    language, confidence = _detector((ENGLISH, *others)).judge(query)
-    return language if confidence >= QUERY_CONFIDENT else ""
+    if _looks_english(words):
+        return ""
+    ranked = _detector((ENGLISH, *others)).ranked(query)
+    if ranked.get(ENGLISH, 0.0) > ENGLISH_AT_MOST:
+        return ""
+    return max((c for c in ranked if c != ENGLISH), key=lambda c: ranked[c], default="")
