@@ -278,12 +278,6 @@ def parse_json(raw: bytes, *, ends: float | None = None) -> Any:
         raise BadAnswer("an answer that is not JSON") from None
 
 
-def nested_deeper(raw: bytes, limit: int) -> bool:
-    """True if arrays and objects in `raw` nest deeper than `limit` (brackets inside strings
-    do not count); one linear pass (engine/jsonscan.py)."""
-    return jsonscan.scan(raw, limit=limit).deepest > limit
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
