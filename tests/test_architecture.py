@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
+
+import grimp
+import pytest
 
 from engine.search.order import STAGES
 
@@ -53,3 +57,28 @@ def test_the_package_map_names_every_search_module_in_its_subpackage() -> None:
         assert not missing, (package or "engine/search", missing)
     folders = {p.name for p in search.iterdir() if (p / "__init__.py").exists()}
     assert folders == set(named) - {""}
+
+
+def extractor_imports() -> dict[str, set[str]]:
+    """Each module of engine.extractors (the package's own too) → the modules of the package
+    it imports, at the top or inside a function (grimp reads them all)."""
+    graph = grimp.build_graph("engine", cache_dir=None)
+    package = {"engine.extractors", *graph.find_descendants("engine.extractors")}
+    return {m: graph.find_modules_directly_imported_by(m) & package for m in package}
+
+
+def test_the_extractors_import_no_module_that_imports_them_back() -> None:
+    """Shared helpers lie below the readers (base, turns, document_sections), so the readers
+    can be imported in any order, one by one, by name."""
+    imports = extractor_imports()
+    try:
+        order = list(TopologicalSorter(imports).static_order())
+    except CycleError as cycle:
+        raise AssertionError(f"an import cycle among the extractors: {cycle.args[1]}") from None
+    assert order.index("engine.extractors.base") < order.index("engine.extractors.meeting")
+    assert order.index("engine.extractors.turns") < order.index("engine.extractors.subtitles")
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    with pytest.raises(CycleError):
+        list(TopologicalSorter({"a": {"b"}, "b": {"a"}}).static_order())

@@ -10,9 +10,10 @@ from pathlib import Path, PurePath
 import pytest
 
 from engine.extractors import ExtractError, Extraction, get_extractor
+from engine.extractors.base import FamilyReader, declared_reader
 from engine.extractors.chunking import Message, chunk_id, jsonl_drafts, numbered_messages
 from engine.extractors.mail import html_to_text, strip_quotes_and_signature
-from engine.extractors.registry import FAMILY_READERS, REGISTRY
+from engine.extractors.registry import REGISTRY
 from engine.index.runs import reindex
 from engine.records import Draft
 from engine.settings import Settings
@@ -380,7 +381,7 @@ def test_numbered_messages_skip_noise_and_record_only_the_given_errors() -> None
 
 
 def test_families_register_one_extractor_per_source_type() -> None:
-    family = [t.name for t in SOURCE_TYPES if t.reader in FAMILY_READERS]
+    family = [t.name for t in SOURCE_TYPES if isinstance(declared_reader(t), FamilyReader)]
     assert len(family) >= 8  # markdown, records and structured types
     assert len({id(REGISTRY[name]) for name in family}) == len(family)
     for name in family:

@@ -3,21 +3,21 @@ about source types is derived from it (routes, extractors, settings, desktop, re
 
 from __future__ import annotations
 
+import pkgutil
 import re
+import sys
+from dataclasses import replace
+from importlib import import_module
 from pathlib import Path, PurePath
 
 import pytest
 
+import engine.extractors
 from desktop.formatting import type_icon_name, type_label
-from engine.extractors import ExtractError, Extraction, get_extractor, slack
-from engine.extractors.registry import (
-    FAMILY_READERS,
-    READERS,
-    REGISTRY,
-    SIBLING_READERS,
-    bind,
-    build,
-)
+from engine.extractors import ExtractError, Extraction, get_extractor, recognisers, slack
+from engine.extractors.base import FamilyReader, FileReader, SiblingReader, declared_reader
+from engine.extractors.registry import REGISTRY, bind, build
+from engine.extractors.sniffing import no_siblings
 from engine.index.routes import DEFAULT_ROUTES, route_for
 from engine.resources import resource_dir
 from engine.search.rank.related import RECORD_TYPES
@@ -57,10 +57,11 @@ def test_every_fixture_folder_is_a_declared_type() -> None:
 
 def test_the_extractor_registry_is_the_declared_types() -> None:
     assert list(REGISTRY) == NAMES
-    kinds = (set(READERS), set(SIBLING_READERS), set(FAMILY_READERS))
-    assert sum(map(len, kinds)) == len(set().union(*kinds)), "a reader registered twice"
-    used = {t.reader for t in SOURCE_TYPES}
-    assert used == set().union(*kinds), "a reader no type uses"
+    modules = (m.name for m in pkgutil.iter_modules(engine.extractors.__path__))
+    declaring = {m for m in modules if hasattr(import_module(f"engine.extractors.{m}"), "READER")}
+    assert declaring == {t.reader for t in SOURCE_TYPES}, "a reader no type uses"
+    family = {t.reader for t in SOURCE_TYPES if isinstance(declared_reader(t), FamilyReader)}
+    assert {"markdown", "records", "structured", "meta_messages"} <= family
     assert all(get_extractor(name) is REGISTRY[name] for name in NAMES)
     with pytest.raises(ExtractError, match="no extractor for source type 'bookmark'"):
         get_extractor("bookmark")
@@ -69,7 +70,8 @@ def test_the_extractor_registry_is_the_declared_types() -> None:
 def test_only_readers_of_siblings_declare_them() -> None:
     """A type names the files beside its own that its reader reads; no other type does."""
     for source in SOURCE_TYPES:
-        assert bool(source.siblings) == (source.reader in SIBLING_READERS), source.name
+        reads_siblings = isinstance(declared_reader(source), SiblingReader)
+        assert bool(source.siblings) == reads_siblings, source.name
         assert all(not PurePath(name).is_absolute() for name in source.siblings)
     assert SOURCE_TYPES_BY_NAME["slack"].siblings == slack.SIBLINGS
 
@@ -98,6 +100,57 @@ def test_a_new_type_of_an_existing_reader_needs_one_row() -> None:
     result = extract(b"# Home\nWelcome.\n", PurePath("wiki/home.md"))
     assert isinstance(result, Extraction)
     assert result.drafts[0].content.startswith("Wiki page: ")
+
+
+ONE_MODULE = """
+from pathlib import PurePath
+
+from engine.extractors.base import Extraction, FileReader
+from engine.extractors.sniffing import Recogniser, SiblingCheck
+from engine.records import Draft
+
+
+def extract_bookmarks(data: bytes, path: PurePath) -> Extraction:
+    return Extraction(drafts=[Draft(content=line) for line in data.decode().splitlines()])
+
+
+def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    return head.startswith(b"<!DOCTYPE NETSCAPE-Bookmark-file-1>")
+
+
+READER = FileReader(extract_bookmarks)
+RECOGNISER = Recogniser((".html",), recognise, about="a browser's bookmarks file")
+"""
+
+
+def test_a_new_format_is_one_row_and_one_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module that declares READER and RECOGNISER, beside the readers, and a row naming
+    it: bound by the registry and the recognisers with nothing else edited."""
+    (tmp_path / "bookmarks_probe.py").write_text(ONE_MODULE, encoding="utf-8")
+    monkeypatch.setattr(engine.extractors, "__path__", [*engine.extractors.__path__, str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "engine.extractors.bookmarks_probe", raising=False)
+    row = SourceType("bookmark", "Bookmark", "bookmarks_probe", 365, ("bookmarks/*.html",))
+    row = replace(row, recogniser="bookmarks_probe")
+    try:
+        extract = build([row])["bookmark"]
+        [(name, recogniser)] = recognisers.bind([row])
+        drafts = extract(b"one\ntwo\n", PurePath("bookmarks/b.html")).drafts
+        assert [d.content for d in drafts] == ["one", "two"]
+        assert name == "bookmark" and recogniser.suffixes == (".html",)
+        assert recogniser.test("b.html", b"<!DOCTYPE NETSCAPE-Bookmark-file-1>", no_siblings)
+    finally:
+        sys.modules.pop("engine.extractors.bookmarks_probe", None)
+
+
+def test_a_module_without_its_declaration_is_an_error() -> None:
+    """`chunking` is a module of the package but declares no reader or recogniser."""
+    with pytest.raises(ValueError, match="module 'chunking' declares no READER"):
+        bind(SourceType("bookmark", "Bookmark", "chunking", 30))
+    with pytest.raises(ValueError, match="module 'chunking' declares no RECOGNISER"):
+        recognisers.bind([SourceType("b", "B", "markdown", 30, recogniser="chunking")])
+    assert isinstance(declared_reader(SOURCE_TYPES_BY_NAME["voice"]), FileReader)
 
 
 def test_default_routes_are_the_declared_routes_in_order() -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.extractors.meeting import extract_transcript
 from engine.extractors.recognisers import RECOGNISERS
 from engine.extractors.sniffing import no_siblings
-from engine.extractors.zoom_captions import caption_turns, extract_transcript
+from engine.extractors.zoom_captions import caption_turns
 
 FIXTURE = (
     Path(__file__).parent

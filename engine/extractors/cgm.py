@@ -22,9 +22,9 @@ from datetime import datetime
 from itertools import islice
 from pathlib import PurePath
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import decode
-from engine.extractors.sniffing import SiblingCheck, head_lines
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_lines
 from engine.records import Draft
 
 MMOL_TO_MGDL = 18.016
@@ -278,3 +278,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     except (ExtractError, csv.Error):
         return False
     return True
+
+
+READER = FileReader(extract_cgm)
+RECOGNISER = Recogniser(
+    (".csv", ".tsv", ".txt"),
+    recognise,
+    about="a CSV whose header names a timestamp and a glucose column (Dexcom Clarity, LibreView)",
+)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction
 from engine.extractors.encodings import decode as decode  # every reader decodes here
 from engine.extractors.filenames import name_stamp
 from engine.records import Draft

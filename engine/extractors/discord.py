@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chat_people import ChatReader, Sender, sender_mentions
 from engine.extractors.chunking import (
     Message,
@@ -25,7 +25,7 @@ from engine.extractors.chunking import (
     parse_date,
     to_epoch,
 )
-from engine.extractors.sniffing import SiblingCheck, head_text, json_keys
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_text, json_keys
 
 SPOKEN = frozenset({"Default", "Reply", "ThreadStarterMessage"})
 DIRECT = "Direct Messages"  # the guild name DiscordChatExporter gives DMs and group DMs
@@ -113,3 +113,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     """A `.json` opening with DiscordChatExporter's `guild` and `channel` objects."""
     text = head_text(head).lstrip()
     return text.startswith("{") and {"guild", "channel"} <= json_keys(text[:1024])
+
+
+READER = FileReader(extract_discord)
+RECOGNISER = Recogniser(
+    (".json",),
+    recognise,
+    about="DiscordChatExporter's JSON: an object opening with `guild` and `channel`",
+)

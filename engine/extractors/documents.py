@@ -14,56 +14,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import PurePath
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import SECTION_MAX_CHARS, date_from_name, decode
-from engine.extractors.sniffing import SiblingCheck
+from engine.extractors.document_sections import Document, Section
+from engine.extractors.sniffing import Recogniser, SiblingCheck
 from engine.records import Draft
 
 LABEL = "Document"
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_ANCHOR = re.compile(r"[^\w\- ]")
-
-
-@dataclass(frozen=True)
-class Section:
-    """A run of a document's text under one heading (or on one page)."""
-
-    text: str
-    location: str
-    heading: str = ""
-
-
-@dataclass(frozen=True)
-class Document:
-    """A document as its format's reader found it."""
-
-    title: str
-    sections: list[Section]
-    date: str | None = None
-
-
-def anchor(heading: str) -> str:
-    return "#" + "-".join(_ANCHOR.sub("", heading).lower().split())
-
-
-def headed_sections(blocks: Iterable[tuple[bool, str]]) -> list[Section]:
-    """Blocks `(is_heading, text)` in document order, as sections cut at the headings: each
-    holds the texts after its heading (located at the heading's anchor), joined by blank
-    lines; the texts before the first heading form one without a heading, and a heading
-    with no text after it makes none."""
-    found: list[Section] = []
-    heading, texts = "", list[str]()
-    for is_heading, text in (*blocks, (True, "")):
-        if not is_heading:
-            texts.append(text)
-            continue
-        if texts:
-            found.append(Section("\n\n".join(texts), anchor(heading) if heading else "", heading))
-        heading, texts = text, []
-    return found
 
 
 def split_paragraphs(text: str, limit: int = SECTION_MAX_CHARS) -> Iterator[str]:
@@ -211,3 +171,11 @@ def decode_head(head: bytes) -> str:
         return decode(head, head=True)
     except ExtractError:  # binary: no text to judge
         return ""
+
+
+READER = FileReader(extract_document)
+RECOGNISER = Recogniser(
+    (".pdf", ".docx", ".html", ".htm", ".txt"),
+    recognise,
+    about="a PDF (`%PDF-` first), a `.docx`, a saved web page, or a `.txt` of prose",
+)

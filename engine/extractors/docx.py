@@ -6,13 +6,11 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine.extractors import ExtractError
+from engine.extractors.base import ExtractError
 from engine.extractors.chunking import date_from_name
-
-if TYPE_CHECKING:
-    from engine.extractors.documents import Document, Section
+from engine.extractors.document_sections import Document, Section, headed_sections
 
 MISSING = "reading .docx needs python-docx: pip install 'memex[documents]'"
 
@@ -60,14 +58,10 @@ def _is_heading(style: str) -> bool:
 
 
 def sections(blocks: list[tuple[str, str]]) -> list[Section]:
-    from engine.extractors.documents import headed_sections
-
     return headed_sections((_is_heading(style), text) for style, text in blocks)
 
 
 def docx_document(data: bytes, path: PurePath) -> Document:
-    from engine.extractors.documents import Document
-
     document = _load(data)
     core = document.core_properties
     title = (core.title or "").strip() or path.stem

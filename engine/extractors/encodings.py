@@ -13,7 +13,7 @@ from __future__ import annotations
 import codecs
 from typing import TYPE_CHECKING
 
-from engine.extractors import ExtractError
+from engine.extractors.base import ExtractError
 
 if TYPE_CHECKING:
     from charset_normalizer import CharsetMatch

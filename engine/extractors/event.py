@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import Extraction
+from engine.extractors.base import Extraction, FileReader
 from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.records import Draft
 
@@ -44,3 +44,6 @@ def event_draft(number: int, record: dict[str, Any]) -> Draft | None:
 
 def extract_event(data: bytes, path: PurePath) -> Extraction:
     return jsonl_drafts(data, event_draft, "event without title or description")
+
+
+READER = FileReader(extract_event)

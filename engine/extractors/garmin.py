@@ -16,7 +16,7 @@ from datetime import date as Date
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import (
     date_from_name,
     decode,
@@ -24,7 +24,7 @@ from engine.extractors.chunking import (
     load_json,
     parse_date,
 )
-from engine.extractors.sniffing import SiblingCheck, head_text, json_keys
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_text, json_keys
 from engine.records import Draft
 
 Fields = dict[str, float]
@@ -212,3 +212,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     text = head_text(head).lstrip()
     keys = json_keys(text) if text.startswith(("{", "[")) else set()
     return "calendarDate" in keys and bool(keys & _SUMMARY_KEYS)
+
+
+READER = FileReader(extract_garmin)
+RECOGNISER = Recogniser(
+    (".json",),
+    recognise,
+    about="JSON naming `calendarDate` and a daily summary field (`totalSteps`, …)",
+)

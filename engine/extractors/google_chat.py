@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import NO_SIBLINGS, ExtractError, Extraction, Siblings
+from engine.extractors.base import NO_SIBLINGS, ExtractError, Extraction, SiblingReader, Siblings
 from engine.extractors.chat_people import ChatReader, Sender, sender_mentions
 from engine.extractors.chunking import (
     Message,
@@ -27,7 +27,7 @@ from engine.extractors.chunking import (
     parse_date,
     to_epoch,
 )
-from engine.extractors.sniffing import SiblingCheck, head_text, json_keys
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_text, json_keys
 
 GROUP_INFO = "group_info.json"
 SIBLINGS = (GROUP_INFO,)
@@ -119,3 +119,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     keys = json_keys(text)
     wanted = {"messages", "creator", "created_date"}
     return name == "messages.json" and text.startswith("{") and wanted <= keys
+
+
+READER = SiblingReader(extract_google_chat)
+RECOGNISER = Recogniser(
+    (".json",),
+    recognise,
+    about="`messages.json` whose messages have a `creator` and a `created_date` (Takeout)",
+)

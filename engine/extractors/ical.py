@@ -26,10 +26,10 @@ from typing import Any
 
 import icalendar
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import decode
 from engine.extractors.recurrence import readable_rules, recurrence_words
-from engine.extractors.sniffing import SiblingCheck, head_lines
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_lines
 from engine.records import Draft, Mention
 
 Item = Any  # an icalendar component; icalendar's own types are too loose to check
@@ -359,3 +359,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     """An `.ics` whose first line opens a calendar."""
     lines = head_lines(head)
     return bool(lines) and lines[0].strip().upper() == "BEGIN:VCALENDAR"
+
+
+READER = FileReader(extract_ical)
+RECOGNISER = Recogniser(
+    (".ics", ".ical"),
+    recognise,
+    about="an `.ics` whose first line is `BEGIN:VCALENDAR`",
+)

@@ -27,10 +27,10 @@ from typing import Any
 
 import apsw
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chat_people import Sender, sender_mentions
 from engine.extractors.chunking import Message, chat_drafts, to_epoch
-from engine.extractors.sniffing import SiblingCheck
+from engine.extractors.sniffing import Recogniser, SiblingCheck
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
@@ -205,3 +205,11 @@ def read_database(copy: Path, path: PurePath) -> Extraction:
 def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     """Messages' `chat.db`: that name, and an SQLite database."""
     return name.lower() == "chat.db" and head.startswith(SQLITE_HEADER)
+
+
+READER = FileReader(extract_imessage)
+RECOGNISER = Recogniser(
+    ("chat.db",),
+    recognise,
+    about="Messages' `chat.db` (`~/Library/Messages/`): that name, and an SQLite database",
+)

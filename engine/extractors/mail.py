@@ -18,7 +18,7 @@ from email.utils import getaddresses
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.extractors.mail_headers import (
     MailHeaders,
@@ -29,7 +29,7 @@ from engine.extractors.mail_headers import (
     tidy_header_block,
 )
 from engine.extractors.mail_parts import attachment_names, body_part
-from engine.extractors.sniffing import SiblingCheck, head_lines
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_lines
 from engine.records import Draft, Mention
 
 if TYPE_CHECKING:
@@ -385,3 +385,13 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     fields = [found[1].lower() for line in lines[:40] if (found := _HEADER.match(line))]
     starts = bool(lines) and _HEADER.match(lines[0]) is not None
     return starts and any(field in _KNOWN_HEADERS for field in fields)
+
+
+READER = FileReader(extract_email)
+RECOGNISER = Recogniser(
+    (".mbox", ".mbx", ".eml", *FOLDER_FILES),
+    recognise,
+    about="an mbox (a `From ` line, then headers: `.mbox`, or a mail folder's file "
+    "without an extension, Thunderbird's `Inbox`, `Sent`, …) or an `.eml` (mail headers "
+    "first, or after the `From ` line Thunderbird saves it with)",
+)

@@ -13,10 +13,10 @@ from typing import Any
 
 import yaml
 
-from engine.extractors import Extraction
+from engine.extractors.base import Extraction, FamilyReader
 from engine.extractors.chunking import SECTION_MAX_CHARS, date_from_name, decode, parse_date
 from engine.extractors.obsidian import render_links, strip_comments
-from engine.extractors.sniffing import SiblingCheck
+from engine.extractors.sniffing import Recogniser, SiblingCheck
 from engine.records import Draft, Mention
 from engine.sources import SourceType
 
@@ -303,3 +303,12 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     """A Markdown note anywhere (an Obsidian vault's too), by its name alone; a project's
     README, CHANGELOG, LICENSE and the like are not notes."""
     return name.lower() not in REPOSITORY_DOCS
+
+
+READER = FamilyReader(extract_markdown)
+RECOGNISER = Recogniser(
+    (".md",),
+    recognise,
+    reads_head=False,
+    about="any `.md` (an Obsidian vault's too) but a project's README, CHANGELOG, LICENSE…",
+)

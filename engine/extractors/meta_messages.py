@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FamilyReader
 from engine.extractors.chat_people import ChatReader, Sender, sender_mentions
 from engine.extractors.chunking import (
     Message,
@@ -29,7 +29,7 @@ from engine.extractors.chunking import (
     load_json,
     numbered_messages,
 )
-from engine.extractors.sniffing import SiblingCheck, head_text, json_keys
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_text, json_keys
 from engine.sources import SourceType
 
 # Notices Meta writes as if someone said them.
@@ -119,3 +119,12 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     text = head_text(head).lstrip()
     wanted = {"participants", "messages", "sender_name", "timestamp_ms"}
     return name.startswith("message_") and text.startswith("{") and wanted <= json_keys(text)
+
+
+READER = FamilyReader(extract_meta_messages)
+RECOGNISER = Recogniser(
+    (".json",),
+    recognise,
+    about="`message_N.json` with `participants`, and `messages` of `sender_name` and "
+    "`timestamp_ms` (Meta's download)",
+)

@@ -11,16 +11,13 @@ from __future__ import annotations
 import io
 import logging
 from pathlib import PurePath
-from typing import TYPE_CHECKING
 
 import pypdf
 from pypdf.errors import PdfReadError, PyPdfError
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction
 from engine.extractors.chunking import date_from_name, parse_date
-
-if TYPE_CHECKING:
-    from engine.extractors.documents import Document
+from engine.extractors.document_sections import Document, Section
 
 # pypdf logs every repair it makes of a damaged file; the problems say what was lost.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -64,8 +61,6 @@ def _pdf_date(value: object) -> str | None:
 
 
 def pdf_document(data: bytes, path: PurePath, result: Extraction) -> Document:
-    from engine.extractors.documents import Document, Section
-
     reader = open_pdf(data)
     title, date = _title(reader, path)
     sections = []

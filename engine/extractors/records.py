@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import Extraction
+from engine.extractors.base import Extraction, FamilyReader
 from engine.extractors.chunking import jsonl_drafts, parse_date
 from engine.records import Draft
 from engine.sources import SourceType
@@ -36,3 +36,6 @@ def extract_records(source: SourceType, data: bytes, path: PurePath) -> Extracti
     return jsonl_drafts(
         data, lambda number, record: record_draft(record, number, label), "record without text"
     )
+
+
+READER = FamilyReader(extract_records)

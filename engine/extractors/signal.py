@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import Extraction
+from engine.extractors.base import Extraction, FileReader
 from engine.extractors.chunking import (
     Message,
     chat_drafts,
@@ -24,7 +24,7 @@ from engine.extractors.chunking import (
     jsonl_records,
     numbered_messages,
 )
-from engine.extractors.sniffing import SiblingCheck, head_lines, head_text
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_lines, head_text
 from engine.records import Mention
 
 QUOTE_CHARS = 60
@@ -215,3 +215,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     """signal-cli's JSON lines: the first line is an object holding an `envelope` object."""
     lines = head_lines(head) or head_text(head).splitlines()
     return bool(lines) and _ENVELOPE.match(lines[0]) is not None
+
+
+READER = FileReader(extract_signal)
+RECOGNISER = Recogniser(
+    (".jsonl", ".json", ".ndjson"),
+    recognise,
+    about="signal-cli JSON lines: a first line holding an `envelope` object",
+)

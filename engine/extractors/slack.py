@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import NO_SIBLINGS, ExtractError, Extraction, Siblings
+from engine.extractors.base import NO_SIBLINGS, ExtractError, Extraction, SiblingReader, Siblings
 from engine.extractors.chunking import (
     Message,
     chat_drafts,
@@ -390,3 +390,6 @@ def extract_slack(data: bytes, path: PurePath, siblings: Siblings = NO_SIBLINGS,
     if path.suffix.lower() == ".json":
         return _extract_export_day(data, path, siblings)
     return _extract_jsonl(data, path)
+
+
+READER = SiblingReader(extract_slack)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from engine.extractors.sniffing import SiblingCheck, head_text
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_text
 
 DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json\Z")
 EXPORT_LISTINGS = ("../users.json", "../channels.json")
@@ -18,3 +18,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
         and all(siblings(listing) for listing in EXPORT_LISTINGS)
         and head_text(head).lstrip()[:1] in ("[", "")
     )
+
+
+RECOGNISER = Recogniser(
+    (".json",),
+    recognise,
+    about="a `YYYY-MM-DD.json` day file in a channel folder of a folder holding "
+    "`users.json` and `channels.json`",
+)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FamilyReader
 from engine.extractors.chunking import (
     date_from_name,
     decode,
@@ -136,3 +136,6 @@ def extract_records(source: SourceType, data: bytes, path: PurePath) -> Extracti
     if path.suffix.lower() == ".json":
         return _extract_json(data, path, kind)
     return _extract_jsonl(data, kind)
+
+
+READER = FamilyReader(extract_records)

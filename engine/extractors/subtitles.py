@@ -14,16 +14,18 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from engine.extractors import Extraction
+from engine.extractors.base import Extraction
 from engine.extractors.chunking import SEGMENT_CHARS, decode
 from engine.extractors.filenames import datetime_from_name, recording_title
-from engine.extractors.meeting import Turn, segment_drafts, turn_mentions
-from engine.extractors.sniffing import SiblingCheck, head_lines
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_lines
+from engine.extractors.turns import Turn, segment_drafts, turn_mentions
+from engine.extractors.zoom_captions import CAPTIONS, recognise_captions
 
 # `00:01:02,500`, `00:01:02.500` and `00:01:02` (the milliseconds left out by some tools)
 _TIMING = re.compile(r"^\s*(?:(\d+):)?(\d{1,2}):(\d{2})(?:[.,](\d{1,3}))?\s*-->\s*\S+")
-_VOICE = re.compile(r"<v(?:\.[^ >]*)?\s+([^>]+)>")
-_TAG = re.compile(r"</?[^>]+>")
+# Neither crosses a '<': a cue holding '<' and no '>' costs one pass, not one per '<'.
+_VOICE = re.compile(r"<v(?:\.[^ <>]*+)?\s++([^<>]+)>")
+_TAG = re.compile(r"</?[^<>]+>")
 _PREFIX = re.compile(r"^(?:-\s*)?([A-Z][\w .'\-]{0,40}):\s+(.*)$")
 _SKIPPED_BLOCKS = ("NOTE", "STYLE", "REGION", "WEBVTT")
 
@@ -123,3 +125,19 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     if name.lower().endswith(".vtt"):
         return bool(lines) and lines[0].startswith("WEBVTT")
     return len(lines) >= 2 and lines[0].isdigit() and _TIMING.match(lines[1]) is not None
+
+
+def recognise_transcript(name: str, head: bytes, siblings: SiblingCheck) -> bool:
+    """Zoom's `meeting_saved_closed_caption.txt` by its first caption line, any other name
+    as a WebVTT or SRT file (`recognise`)."""
+    if name.lower() == CAPTIONS:
+        return recognise_captions(head)
+    return recognise(name, head, siblings)
+
+
+RECOGNISER = Recogniser(
+    (".vtt", ".srt", CAPTIONS),
+    recognise_transcript,
+    about="WebVTT (`WEBVTT` first, Zoom's `*.transcript.vtt` too), SRT (cue number, "
+    "timing line), or Zoom's `meeting_saved_closed_caption.txt` (`[Name] HH:MM:SS` first)",
+)

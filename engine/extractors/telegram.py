@@ -13,7 +13,7 @@ import re
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import (
     LineFinder,
     Message,
@@ -27,7 +27,7 @@ from engine.extractors.chunking import (
     to_epoch,
 )
 from engine.extractors.mentions import spoken
-from engine.extractors.sniffing import SiblingCheck, head_text, json_keys
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_text, json_keys
 from engine.records import Mention
 
 QUOTE_CHARS = 60
@@ -227,3 +227,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     return (
         "chats" in keys or ("about" in keys and "Telegram" in text) or {"name", "messages"} <= keys
     )
+
+
+READER = FileReader(extract_telegram)
+RECOGNISER = Recogniser(
+    ("result.json",),
+    recognise,
+    about="Telegram Desktop's `result.json`: `chats`, or a chat's `name` and `messages`",
+)

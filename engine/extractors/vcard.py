@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import decode, parse_date
-from engine.extractors.sniffing import SiblingCheck, head_lines
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_lines
 from engine.records import Draft, Mention
 
 _LINE = re.compile(
@@ -242,3 +242,11 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     """A `.vcf` whose first line opens a contact."""
     lines = head_lines(head)
     return bool(lines) and lines[0].strip().upper() == "BEGIN:VCARD"
+
+
+READER = FileReader(extract_vcard)
+RECOGNISER = Recogniser(
+    (".vcf", ".vcard"),
+    recognise,
+    about="a `.vcf` whose first line is `BEGIN:VCARD` (Google, Apple, Android exports)",
+)

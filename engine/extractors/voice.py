@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import date_from_name, decode, load_json, parse_date
 from engine.records import Draft
 
@@ -93,3 +93,6 @@ def extract_voice(data: bytes, path: PurePath) -> Extraction:
             )
         )
     return result
+
+
+READER = FileReader(extract_voice)

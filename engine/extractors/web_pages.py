@@ -11,7 +11,7 @@ from pathlib import PurePath
 from bs4 import BeautifulSoup, Tag
 
 from engine.extractors.chunking import date_from_name, parse_date
-from engine.extractors.documents import Document, headed_sections
+from engine.extractors.document_sections import Document, headed_sections
 from engine.extractors.mail import html_to_text
 
 # A tag's attributes are read up to the next `<` as well as `>`: from every `<link` of a

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import PurePath
 
-from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import ExtractError, Extraction, FileReader
 from engine.extractors.chunking import Message, chat_drafts, decode, to_epoch
 from engine.extractors.filenames import whatsapp_chat_name
 from engine.extractors.mentions import spoken
-from engine.extractors.sniffing import SiblingCheck, head_lines
+from engine.extractors.sniffing import Recogniser, SiblingCheck, head_lines
 from engine.extractors.whatsapp_dates import (
     INVISIBLE,
     Head,
@@ -222,3 +222,12 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     starts = [read_head(line) is not None for line in head_lines(head)[:3]]
     named = name == "_chat.txt" or name.lower().startswith("whatsapp chat")
     return bool(starts) and starts[0] and (named or (len(starts) == 3 and all(starts)))
+
+
+READER = FileReader(extract_whatsapp)
+RECOGNISER = Recogniser(
+    (".txt",),
+    recognise,
+    about="`WhatsApp Chat with NAME.txt` / `_chat.txt` (or any `.txt`) whose first lines "
+    "start with a message's date and time",
+)

@@ -3,7 +3,7 @@
 
 Each caption is a `[Speaker Name] HH:MM:SS` line, then what they said, then a blank line.
 Consecutive captions of one speaker merge into one turn, and turns into meeting segments as
-every transcript's do (`meeting.segment_drafts`), each located at its first caption's line
+every transcript's do (`turns.segment_drafts`), each located at its first caption's line
 (the times are the clock's, not a position in the recording). The meeting's title and start come from the folder's name (Zoom names it
 `YYYY-MM-DD HH.MM.SS Topic`); every speaker is a mention.
 """
@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from engine.extractors import Extraction
+from engine.extractors.base import Extraction
 from engine.extractors.chunking import SEGMENT_CHARS, decode
 from engine.extractors.filenames import datetime_from_name, recording_title
-from engine.extractors.meeting import Turn, extract_meeting, segment_drafts
-from engine.extractors.sniffing import SiblingCheck, head_lines
-from engine.extractors.subtitles import recognise as recognise_subtitles
+from engine.extractors.sniffing import head_lines
+from engine.extractors.turns import Turn, segment_drafts
 from engine.records import Mention
 
 CAPTIONS = "meeting_saved_closed_caption.txt"
@@ -57,17 +56,7 @@ def extract_captions(data: bytes, path: PurePath) -> Extraction:
     return result
 
 
-def extract_transcript(data: bytes, path: PurePath) -> Extraction:
-    """A meeting file: Zoom's saved captions by their name, any other by `extract_meeting`."""
-    if path.name.lower() == CAPTIONS:
-        return extract_captions(data, path)
-    return extract_meeting(data, path)
-
-
-def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
-    """Zoom's `meeting_saved_closed_caption.txt` opening with a `[Name] HH:MM:SS` line, or
-    a WebVTT / SRT file (`subtitles.recognise`)."""
-    if name.lower() != CAPTIONS:
-        return recognise_subtitles(name, head, siblings)
+def recognise_captions(head: bytes) -> bool:
+    """Saved captions open with a `[Name] HH:MM:SS` line."""
     lines = head_lines(head)
     return bool(lines) and _CAPTION.match(lines[0].strip()) is not None
