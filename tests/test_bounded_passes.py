@@ -28,7 +28,15 @@ from hypothesis import strategies as st
 
 from engine import jsonscan, net
 from engine.cli import run
-from engine.extractors import documents, filenames, markdown, slack, web_pages, whatsapp
+from engine.extractors import (
+    documents,
+    filenames,
+    markdown,
+    slack,
+    subtitles,
+    web_pages,
+    whatsapp,
+)
 from engine.people import normalise
 from engine.settings import Settings
 from engine.warm import protocol
@@ -296,6 +304,9 @@ def test_the_shapes_each_pattern_reads_are_read_still() -> None:
     assert whatsapp._text("plan.pdf (file attached)") == "[file: plan.pdf]"
     assert whatsapp._text("<attached: 00000015-plan.pdf>") == "[file: plan.pdf]"
     assert markdown.heading_title(" Plan ## ") == "Plan" and markdown.heading_title("##") == "#"
+    voice = subtitles._VOICE.search("<v.loud Ann Lee>Hi</v>")
+    assert voice is not None and voice[1] == "Ann Lee"
+    assert subtitles._TAG.sub("", "<i>so</i> <c.yellow>far</c>") == "so far"
 
 
 ADVERSARIAL_TEXT = 200_000
@@ -317,6 +328,8 @@ ADVERSARIAL_RUNS: dict[str, tuple[Callable[[], object], object]] = {
     "slack links, no >": (lambda: len(slack.render_text("<http:" * N, {})), 6 * N),
     "spaces before no remark": (lambda: normalise._REMARK.sub("", " " * N + "x"), " " * N + "x"),
     "a zip member's long name": (lambda: filenames.whatsapp_chat_name(" a" * N), None),
+    "a cue's voice tag, no >": (lambda: subtitles._VOICE.search("<v " + "a <" * N), None),
+    "a cue's tags, no >": (lambda: len(subtitles._TAG.sub("", "<i" * N)), 2 * N),
 }
 
 
