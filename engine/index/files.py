@@ -10,16 +10,52 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
+import platformdirs
+
 from engine.extractors import ExtractError
-from engine.settings import Settings
+from engine.settings import APP_NAME, Settings
 
 
 def is_under(path: str, folder: Path) -> bool:
     """Whether `path` is `folder` or lies inside it (string prefix: no file system access)."""
     base = str(folder)
     return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
+
+
+@dataclass(frozen=True)
+class OwnPaths:
+    """Memex's own places, which no walk enters nor counts: its config, data, state, cache
+    and log folders (platformdirs', and the configured log folder), the index's files
+    wherever the index is (`memex.db`, its -wal, -shm and .lock, the copies beside it) and
+    the config file in use."""
+
+    folders: frozenset[Path]
+    index_folder: Path
+    index_name: str
+    files: frozenset[Path] = frozenset()
+
+    @classmethod
+    def of(cls, settings: Settings) -> OwnPaths:
+        dirs = (
+            platformdirs.user_config_dir,
+            platformdirs.user_data_dir,
+            platformdirs.user_state_dir,
+            platformdirs.user_cache_dir,
+            platformdirs.user_log_dir,
+        )
+        folders = {Path(folder(APP_NAME)) for folder in dirs} | {settings.log_path.parent}
+        index = settings.db_path.absolute()
+        config = () if settings.config_path is None else (settings.config_path.absolute(),)
+        own = frozenset(f.absolute() for f in folders)
+        return cls(own, index.parent, index.name, frozenset(config))
+
+    def holds_file(self, folder: Path, name: str) -> bool:
+        if name.startswith(self.index_name) and folder == self.index_folder:
+            return True
+        return any(name == f.name for f in self.files) and folder / name in self.files
 
 
 def is_inside_roots(path: Path, settings: Settings) -> bool:

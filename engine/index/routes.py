@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.index import archives
-from engine.index.files import is_under, link_allowed
+from engine.index.files import OwnPaths, is_under, link_allowed
 from engine.index.projects import CodeProjects, ProjectDocs
 from engine.index.recognise import KnownTypes, Skipped, Sniffer, Verdict
 from engine.settings import Route, Settings
@@ -317,12 +317,14 @@ def walk_root(
     failed: list[OSError] = []
     found: list[Found] = []
     entries = 0
+    own = OwnPaths.of(settings)  # never entered nor counted, in any root
     for folder, dirs, files in os.walk(root, onerror=failed.append):
         entries += len(dirs) + len(files)
         here = Path(folder)
         projects.enter(here, [*dirs, *files])  # before .git and .obsidian are pruned
-        dirs[:] = sorted(d for d in dirs if not _skip_folder(here / d, root, sniffer))
-        found += _routed(here, sorted(files), root, routes, sniffer, projects)
+        dirs[:] = sorted(d for d in dirs if not _skip_folder(here / d, root, sniffer, own))
+        names = sorted(f for f in files if not own.holds_file(here, f))
+        found += _routed(here, names, root, routes, sniffer, projects)
     unreadable = tuple(Path(str(e.filename)) for e in failed if e.filename is not None)
     if root in unreadable or (failed and not unreadable):
         reason = failed[0].strerror or type(failed[0]).__name__
@@ -330,7 +332,9 @@ def walk_root(
     return RootWalk(tuple(found), unreadable, empty=entries == 0)
 
 
-def _skip_folder(folder: Path, root: Path, sniffer: Sniffer) -> bool:
+def _skip_folder(folder: Path, root: Path, sniffer: Sniffer, own: OwnPaths | None = None) -> bool:
+    if own is not None and folder in own.folders:
+        return True  # Memex's own: not walked, not counted
     if folder.name in IGNORED_PARTS:
         sniffer.count_excluded(folder.name)
         return True
@@ -489,6 +493,11 @@ def locate(path: Path, settings: Settings, sniffer: Sniffer) -> Located | None:
     # The folder is resolved, not the file: a symlinked file is indexed where the link is,
     # as the walk of the roots sees it.
     located = path.parent.resolve() / path.name if path.parent.exists() else path.absolute()
+    own = OwnPaths.of(settings)  # Memex's own files: its index, config and run log
+    if own.holds_file(located.parent, located.name) or any(
+        is_under(str(located), folder) for folder in own.folders
+    ):
+        return None
     for root in settings.roots:
         try:
             relative = located.relative_to(root).as_posix()
