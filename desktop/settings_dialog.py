@@ -35,11 +35,13 @@ from PySide6.QtWidgets import (
 
 from desktop import theme
 from desktop.config_file import write_config
+from desktop.export_list import export_item, export_list
 from desktop.hotkey import to_display, to_pynput
 from desktop.survey import Survey
 from engine.cli.discovery import shown
 from engine.embedders import apikeys
 from engine.settings import Settings, default_config_path
+from engine.sources import PROFILE_TYPE
 from engine.sources import source_type as declared_type
 
 OPENAI_URL = "https://api.openai.com/v1"
@@ -74,7 +76,7 @@ def user_label(name: str) -> str:
 def shown_types(found: Sequence[str], disabled: Sequence[str]) -> list[str]:
     """The types the Data tab lists: those found (in the index, or recognised in a folder)
     and those switched off (so they can be switched on again), by label."""
-    names = {n for n in (*found, *disabled) if n != "profile"}
+    names = {n for n in (*found, *disabled) if n != PROFILE_TYPE}
     return sorted(names, key=lambda n: user_label(n).lower())
 
 
@@ -144,8 +146,9 @@ class SettingsDialog(QDialog):
     def show_survey(self, survey: Survey) -> None:
         """One folder's exports, each with its type's icon, and what was skipped."""
         for found in survey.found:
-            text = f"{shown(survey.folder)}/{found.text}"
-            self.exports.addItem(QListWidgetItem(theme.type_icon(found.source_type), text))
+            kind, _, rest = found.text.partition(" · ")
+            text = f"{kind} · {shown(survey.folder)}/{rest}" if rest else found.text
+            self.exports.addItem(export_item(found, text))
         self._pending = max(0, self._pending - 1)
         told = [survey.heading() if survey.problem or not survey.found else "", survey.skipped]
         if self._pending:
@@ -183,9 +186,9 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.roots)
         layout.addLayout(row)
         layout.addWidget(QLabel("What these folders hold"))
-        self.exports = QListWidget()
+        self.exports = export_list(rows=8)
         self.exports_note = _note("")
-        layout.addWidget(self.exports)
+        layout.addWidget(self.exports, 1)  # the height the dialog has
         layout.addWidget(self.exports_note)
         layout.addWidget(QLabel("Source types to index"))
         layout.addWidget(self.types)

@@ -1,5 +1,5 @@
 """What a folder holds, before it is indexed: the welcome's list of exports, in the user's
-words ("Downloads/acme-slack-export: Slack export — 4 channels, 212 day files").
+words ("Slack export · Downloads/acme-slack-export — 4 channels, 212 day files").
 
 Pure over the engine's walk (`engine.index.routes.scan`) and its per-export grouping
 (`engine.index.exports`), the same functions `memex discover` prints; no Qt. It runs on the
@@ -63,7 +63,14 @@ def where(path: Path, folder: Path) -> str:
 
 
 def line(export: Export, folder: Path) -> FoundExport:
-    return FoundExport(export.source_type, f"{where(export.folder, folder)}: {export.describe()}")
+    """Its type first, then where it is, then what it holds: "Slack export ·
+    Downloads/acme-slack-export — 1 channel(s), 2 DM(s)" (a long place is elided in the
+    middle by the list, so the type and the counts stay in view)."""
+    place = where(export.folder, folder)
+    if export.files == 1 and not export.details:
+        return FoundExport(export.source_type, f"{export.kind} · {place}")
+    held = ", ".join(export.details or (f"{export.files} file(s)",))
+    return FoundExport(export.source_type, f"{export.kind} · {place} — {held}")
 
 
 def survey_folder(settings: Settings, folder: Path) -> Survey:

@@ -16,14 +16,13 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QProgressBar,
     QPushButton,
     QVBoxLayout,
 )
 
 from desktop import theme
+from desktop.export_list import export_item, export_list
 from desktop.survey import Survey
 from desktop.tasks import Tasks
 from engine.cli.discovery import shown
@@ -85,7 +84,7 @@ class WelcomePage(QFrame):
         self.heading = QLabel(wordWrap=True)
         self.busy = QProgressBar(objectName="workProgress", textVisible=False)
         self.busy.setRange(0, 0)  # busy: no count is known while the walk runs
-        self.exports = QListWidget()
+        self.exports = export_list()
         self.skipped = _label()
         self.error = _label(name="dialogWarning")
         self.index = _button("Index")
@@ -99,8 +98,8 @@ class WelcomePage(QFrame):
             layout.addWidget(widget)
         layout.addLayout(choices)
         for widget in (self.heading, self.busy, self.exports, self.skipped, self.error):
-            layout.addWidget(widget)
-        layout.addStretch(1)
+            layout.addWidget(widget, 100 if widget is self.exports else 0)  # the height left
+        layout.addStretch(1)  # keeps the rest at the top while there is no list
         footer = QHBoxLayout()
         footer.addStretch(1)
         footer.addWidget(self.index)
@@ -156,7 +155,7 @@ class WelcomePage(QFrame):
         self.heading.setText(survey.heading())
         self.exports.clear()
         for found in survey.found:
-            self.exports.addItem(QListWidgetItem(theme.type_icon(found.source_type), found.text))
+            self.exports.addItem(export_item(found))
         self.skipped.setText(f"Skipped: {survey.skipped}." if survey.skipped else "")
         if not survey.found and not survey.problem:
             self.error.setText("Choose another folder, or add exports to this one.")

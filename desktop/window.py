@@ -26,6 +26,7 @@ from desktop.tasks import Tasks
 from desktop.window_layout import WindowLayout
 from engine.records import SearchResult
 from engine.search.present.neighbours import Neighbour
+from engine.sources import PROFILE_TYPE
 
 DEBOUNCE_MS = 120
 SIZE = QSize(920, 700)
@@ -204,7 +205,7 @@ class SearchWindow(WindowLayout, QWidget):
             self.answered.emit(answer)
             return
         response = answer.response
-        hits = [r for r in response.results if r.source_type != "profile"]
+        hits = [r for r in response.results if r.source_type != PROFILE_TYPE]
         if answer.person:
             name = answer.person.get("name")
             self.card.show_profile(answer.person, self.filters.person_name() == name)
@@ -388,9 +389,13 @@ class SearchWindow(WindowLayout, QWidget):
             self.progress.setRange(0, state.total or 0)
             self.progress.setValue(state.done)
             self.progress.setToolTip(state.describe())
-        # Vectors filling in behind: say so beside the bar, keyword search works meanwhile.
+        # In words beside the bar: the files read, then the vectors filling in behind (keyword
+        # search works meanwhile) with the time left.
         embedding = state.label == EMBEDDING
-        self.progress.setTextVisible(embedding)
-        self.progress.setFixedWidth(260 if embedding else 120)
+        files = bool(state.total) and state.label.startswith(("Reindexing", "Updating"))
+        self.progress.setTextVisible(embedding or files)
+        self.progress.setFixedWidth(260 if embedding or files else 120)
         if embedding:
             self.progress.setFormat(f"vectors %p% — {state.detail or 'starting'}")
+        elif files:
+            self.progress.setFormat(f"files {state.done:,} of {state.total:,}")

@@ -93,10 +93,14 @@ def test_a_chosen_folder_lists_what_was_recognised_per_export(
     welcome = welcome_of(first_run)
     assert Path(calls[0][2]) == Path.home().resolve()  # the picker starts in the home folder
     lines = welcome.lines()
-    slack = next(line for line in lines if line.startswith(f"{SLACK}: Slack export — "))
+    slack = next(line for line in lines if line.startswith(f"Slack export · {SLACK} — "))
     assert "1 channel(s)" in slack and "2 DM(s)" in slack and "3 day file(s)" in slack
-    assert "Obsidian/vault: Obsidian vault — 2 note(s)" in lines
-    assert any(line.startswith("Downloads/WhatsApp Chat with Raj Patel.txt: ") for line in lines)
+    assert "Obsidian vault · Obsidian/vault — 2 note(s)" in lines  # the type first
+    assert any(line.endswith(" · Downloads/WhatsApp Chat with Raj Patel.txt") for line in lines)
+    exports = welcome.exports
+    tips = [exports.item(i).toolTip() for i in range(exports.count())]
+    assert tips == lines  # the whole line, where the list elides it in the middle
+    assert exports.textElideMode() == Qt.TextElideMode.ElideMiddle and not exports.wordWrap()
     assert len(lines) == 5  # no decoy became an export
     assert "no known format" in welcome.skipped.text() and "node_modules" in welcome.skipped.text()
     assert welcome.index.isVisible() and welcome.index.isEnabled()

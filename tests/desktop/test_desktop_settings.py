@@ -180,5 +180,5 @@ def test_the_data_tab_lists_what_each_folder_holds_per_export(qtbot: Any, tmp_pa
     lines = [dialog.exports.item(i).text() for i in range(dialog.exports.count())]
     assert asked == [home, tmp_path / "gone"]
     assert any("Slack export" in line and "day file(s)" in line for line in lines)
-    assert any(line.endswith(": WhatsApp") for line in lines)
+    assert any(line.startswith("WhatsApp · ") for line in lines)  # the type first
     assert "cannot look in" in dialog.exports_note.text()  # the folder that is gone
