@@ -25,7 +25,7 @@ def type_label(source_type: str) -> str:
 
 def type_icon_name(source_type: str) -> str:
     """The tile under resources/icons/types/ (without .svg) of a source type; an undeclared
-    type ("profile", one only a config route names) looks for a tile of its own name."""
+    type (`PROFILE_TYPE`, one only a config route names) looks for a tile of its own name."""
     declared = source_type_named(source_type)
     return declared.icon_name if declared else source_type
 
@@ -127,14 +127,36 @@ def status_text(shown: int, matches: int | None, took_ms: float, mode: str) -> s
     return " · ".join([*parts, f"{took_ms:.0f} ms", mode])
 
 
+CRUMB = " › "  # the one breadcrumb separator the window shows
+_ARCHIVE_MARK = re.compile(r"\.zip!(?=/|\s|$)", re.IGNORECASE)
+
+
 def hit_title(title: str, source_file: str) -> str:
     """The title a hit is shown with (its file's name when it has none), a top heading that
     only repeats the note's title left out: an index written before the Markdown extractor
-    did so (`section_title`) still holds "Rajesh Kumar › Rajesh Kumar"."""
+    did so (`section_title`) still holds "Rajesh Kumar › Rajesh Kumar". One separator,
+    "›", between the parts (the index writes headings with ">"), and an archive's name
+    without its `.zip!` marker ("Skye Easter trip · 2024-03-13")."""
     if not title:
-        return PurePath(source_file).name
+        return shown_file(source_file)
     head, arrow, path = title.partition(" › ")
-    return section_title(head, path.split(" > ")) if arrow else title
+    title = section_title(head, path.split(" > ")) if arrow else title
+    return _ARCHIVE_MARK.sub("", title.replace(" > ", CRUMB))
+
+
+def shown_file(source_file: str) -> str:
+    """A hit's file in words: its name, and an archive's member as "archive › member"
+    (`Skye Easter trip.zip › _chat.txt`), never the index's `!/` marker."""
+    archive, marker, member = source_file.partition("!/")
+    if not marker:
+        return PurePath(source_file).name
+    return f"{PurePath(archive).name}{CRUMB}{member}"
+
+
+def shown_path(source_file: str) -> str:
+    """A hit's whole path, with an archive's member after "›" instead of `!/`."""
+    archive, marker, member = source_file.partition("!/")
+    return f"{archive}{CRUMB}{member}" if marker else source_file
 
 
 def split_header(text: str) -> tuple[dict[str, str], str]:

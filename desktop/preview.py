@@ -9,7 +9,14 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTextBrowser
 
 from desktop import theme
-from desktop.formatting import absolute_date, highlight_terms, hit_title, split_header, type_label
+from desktop.formatting import (
+    absolute_date,
+    highlight_terms,
+    hit_title,
+    shown_path,
+    split_header,
+    type_label,
+)
 from engine.records import SearchResult
 from engine.search.present.neighbours import Neighbour
 
@@ -60,7 +67,7 @@ def _head(result: SearchResult, fields: Mapping[str, str]) -> list[str]:
         f'<div style="font-size:15px;font-weight:600;color:{t["text"]}">{title}</div>',
         f'<div style="font-size:12px;color:{t["muted"]};margin-top:2px">{html.escape(meta)}</div>',
         *([f'<div style="{small}">{html.escape(labels)}</div>'] if labels else []),
-        f'<div style="{small};margin-bottom:10px">{html.escape(result.source_file)}</div>',
+        f'<div style="{small};margin-bottom:10px">{html.escape(shown_path(result.source_file))}</div>',
     ]
 
 

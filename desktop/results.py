@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
@@ -28,6 +27,8 @@ from desktop.formatting import (
     absolute_date,
     hit_title,
     relative_date,
+    shown_file,
+    shown_path,
     snippet_html,
     split_header,
     type_label,
@@ -64,7 +65,8 @@ class ResultModel(QAbstractListModel):
             return hit_title(result.title, result.source_file)
         if role == Qt.ItemDataRole.ToolTipRole:
             when = absolute_date(result.content_date)
-            where = result.source_file + (f" ({result.location})" if result.location else "")
+            where = shown_path(result.source_file)
+            where += f" ({result.location})" if result.location else ""
             return "\n".join(x for x in (when, where) if x)
         if role == ResultRole:
             return result
@@ -168,7 +170,7 @@ class ResultDelegate(QStyledItemDelegate):
 def meta_text(result: SearchResult) -> str:
     """The muted line under a hit: "Related ·" for context linked to a hit, the type, the
     file and place, and how many sections of a note matched."""
-    where = Path(result.source_file).name + (f" · {result.location}" if result.location else "")
+    where = shown_file(result.source_file) + (f" · {result.location}" if result.location else "")
     text = f"{type_label(result.source_type)}  ·  {where}"
     if result.sections > 1:
         text += f"  ·  {result.sections} sections match"
