@@ -29,6 +29,7 @@ SAMPLE_CHARS = 300  # characters of a chunk judged: a few chat lines
 CONFIDENT = 0.9  # py3langid's normalised probability a chunk's own verdict needs
 ENGLISH_AT_MOST = 0.05  # English this unlikely: a text (or query) is in another language
 MIN_LETTERS = 12  # letters below this (one outside ASCII counts 3): too short to judge
+OWN_LETTERS = 60  # letters a chunk needs to keep a language its file's other chunks lack
 # English told by its commonest words, without the model: most of most people's text is
 # English, and these words (none of them a common word of another language the detector
 # knows: not "i", "a", "in", "die", "man") are a fifth to a half of an English chat window's
@@ -78,8 +79,7 @@ class Detector:
             return self.pinned, 1.0
         sample = _LABELS.sub("", text, count=1)[:SAMPLE_CHARS]
         words = _WORD.findall(sample)
-        letters = sum(len(w) for w in words) + 2 * sum(len(w) for w in words if not w.isascii())
-        if letters < MIN_LETTERS:
+        if _letters(sample, words) < MIN_LETTERS:
             return self.default, 0.0
         if ENGLISH in self.allowed and _looks_english(words):
             return ENGLISH, 1.0
@@ -109,12 +109,26 @@ class Detector:
         return out
 
     def languages(self, texts: Sequence[str]) -> list[str]:
-        """The language of each of one file's texts: its own verdict when confident, else
-        the commonest confident verdict among them, else the default."""
+        """The language of each of one file's texts: the commonest confident verdict among
+        them (else the default), unless a text is confidently another language and long
+        enough to be sure of it (a chat line "Ramen on Markveien, 12:15" is not Dutch in
+        an English chat)."""
         judged = [self.judge(t) for t in texts]
         sure = Counter(lang for lang, confidence in judged if confidence >= CONFIDENT)
-        fallback = sure.most_common(1)[0][0] if sure else self.default
-        return [lang if confidence >= CONFIDENT else fallback for lang, confidence in judged]
+        common = sure.most_common(1)[0][0] if sure else self.default
+        return [
+            lang
+            if confidence >= CONFIDENT and (lang == common or _letters(text) >= OWN_LETTERS)
+            else common
+            for text, (lang, confidence) in zip(texts, judged, strict=True)
+        ]
+
+
+def _letters(text: str, words: Sequence[str] | None = None) -> int:
+    """The letters of a text's sample, one outside ASCII (a Han character, a Hangul
+    syllable) counted as three."""
+    found = _WORD.findall(text[:SAMPLE_CHARS]) if words is None else words
+    return sum(len(w) for w in found) + 2 * sum(len(w) for w in found if not w.isascii())
 
 
 def _looks_english(words: Sequence[str]) -> bool:
