@@ -124,6 +124,17 @@ class Detector:
         ]
 
 
+_SCRIPTS = (("HANGUL", "ko"), ("HIRAGANA", "ja"), ("KATAKANA", "ja"), ("CJK", "zh"))
+_SCRIPTS += (("CYRILLIC", "ru"), ("GREEK", "el"), ("ARABIC", "ar"), ("HEBREW", "he"))
+
+
+def _script_language(letters: Sequence[str]) -> str:
+    """A language its letters' script names (the first found: Kana before Han, so
+    Japanese is Japanese), 'und' for another script; no model is loaded for it."""
+    names = " ".join(unicodedata.name(ch, "") for ch in letters)
+    return next((code for script, code in _SCRIPTS if script in names), "und")
+
+
 def _letters(text: str, words: Sequence[str] | None = None) -> int:
     """The letters of a text's sample, one outside ASCII (a Han character, a Hangul
     syllable) counted as three."""
@@ -156,8 +167,7 @@ def query_language(query: str, present: Sequence[str]) -> str:
         return ""
     latin = sum(1 for ch in letters if ch.isascii() or "LATIN" in unicodedata.name(ch, ""))
     if latin * 2 < len(letters):
-        language, _ = _detector(()).judge(query)
-        return "und" if language == ENGLISH else language
+        return _script_language(letters)
     others = [c for c in present if normalised(c) != ENGLISH]
     words = _WORD.findall(query)
     if not others or len(words) < QUERY_WORDS or len(letters) < MIN_LETTERS:
