@@ -23,7 +23,7 @@ from engine.store import db
 from engine.store.sql import schema
 from tests.test_keyword_index import assert_same_ranking
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).resolve().parent / "language_layer"  # a data layer, not readers' fixtures
 
 # (query, a file the top 3 must hold): inflected forms, words inside runs, one character.
 FOUND = [
