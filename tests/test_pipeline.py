@@ -20,9 +20,10 @@ from engine.search.order import STAGES
 from engine.search.outcome import VectorMiss
 from engine.search.query.filters import Filters
 from engine.search.query.inputs import search_inputs
+from engine.search.rank.fuse import Fuse
 from engine.search.rank.stages import rrf_fuse
 from engine.search.retrieve.keyword_share import Keywords
-from engine.search.retrieve.retrieval import Fuse, Retrieve
+from engine.search.retrieve.retrieval import Retrieve
 from engine.settings import Settings, load_settings
 from tests.conftest import cli_args
 

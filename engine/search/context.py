@@ -22,8 +22,7 @@ import numpy.typing as npt
 
 from engine.people import PeopleMatcher
 from engine.search.hits import ChunkRow, Hit
-from engine.search.outcome import Missed, RerankMiss, VectorMiss
-from engine.search.present.response import StageTiming
+from engine.search.outcome import Missed, RerankMiss, StageTiming, VectorMiss
 from engine.search.query.dates import DateRange
 from engine.search.query.filters import Filters
 from engine.search.query.inputs import SearchInputs

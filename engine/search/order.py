@@ -8,15 +8,16 @@ as they are. `--explain` prints this list with each stage's time and the hits it
 from __future__ import annotations
 
 from engine.search.context import Stage
-from engine.search.present.dress import Locate
 from engine.search.rank.entity import EntityFirst
 from engine.search.rank.floor import Floor
 from engine.search.rank.frecency import Frecency
+from engine.search.rank.fuse import Fuse
+from engine.search.rank.locate import Locate
 from engine.search.rank.ranking import Diversity, EntityInjection, Page, QueryDates, Recency
 from engine.search.rank.related import Related
 from engine.search.rank.sections import Sections
 from engine.search.rerank import Rerank
-from engine.search.retrieve.retrieval import Fuse, Retrieve
+from engine.search.retrieve.retrieval import Retrieve
 
 STAGES: tuple[Stage, ...] = (
     Retrieve(),  # the keyword and vector lists (and the coverage list), as ranked hits

@@ -13,6 +13,15 @@ from enum import StrEnum
 from typing import Any
 
 
+@dataclass(frozen=True)
+class StageTiming:
+    """One stage of one search: its name, its time and how many hits it kept."""
+
+    name: str
+    ms: float
+    kept: int
+
+
 class VectorMiss(StrEnum):
     """Why the vector side of a search did not run, or found nothing."""
 

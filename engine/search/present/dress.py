@@ -10,12 +10,10 @@ import numpy as np
 
 from engine.people import profile_text
 from engine.records import Person, SearchResult
-from engine.search.context import SearchContext
 from engine.search.hits import PROFILE_PREFIX, ChunkRow, Hit
 from engine.search.present.highlight import Highlighter
 from engine.search.present.snippets import has_marks, make_snippet
 from engine.search.retrieve import part_vectors
-from engine.search.retrieve.rows import read_rows
 from engine.settings import Settings
 
 
@@ -35,46 +33,6 @@ class Dressing:
         """As the settings say, marking with the tokenizer of `conn`'s index."""
         snippet, people = settings.search.snippet_chars, str(settings.people_file)
         return cls(snippet, False, people, Highlighter(conn))
-
-
-def located(hits: Sequence[Hit], rows: Mapping[int, ChunkRow]) -> list[Hit]:
-    """The chunk hits whose rows this snapshot holds, with their row, type, file and date
-    (a vector hit from a cache a commit ahead may be missing here: it is dropped);
-    profiles pass as they are."""
-    out = []
-    for h in hits:
-        row = rows.get(h.seq) if h.seq is not None else None
-        if row is not None:  # made afresh, not `replace`d: this runs on every candidate
-            out.append(
-                Hit(
-                    h.score,
-                    seq=h.seq,
-                    source_type=row.source_type,
-                    source_file=row.source_file,
-                    content_date=row.content_date,
-                    row=row,
-                    ranks=h.ranks,
-                    signals=h.signals,
-                    notes=h.notes,
-                    sections=h.sections,
-                    related=h.related,
-                )
-            )
-        elif h.seq is None:
-            out.append(h)
-    return out
-
-
-class Locate:
-    """The stage: each fused hit with its row (dropped when this snapshot lacks it)."""
-
-    name = "locate"
-    reads = ("conn", "rows")
-    writes = ("rows",)
-
-    def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
-        read_rows(ctx.conn, [h.seq for h in hits if h.seq is not None], ctx.rows)
-        return located(hits, ctx.rows)
 
 
 def results(

@@ -7,26 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from engine.records import SearchResult
-from engine.search.outcome import SearchOutcome
+from engine.search.errors import NoIndexError, SearchError
+from engine.search.outcome import SearchOutcome, StageTiming
 
 MODES = ("hybrid", "vector", "bm25")
-
-
-class SearchError(ValueError):
-    """A search that cannot run as asked (bad mode, bad date, unknown person)."""
-
-
-class NoIndexError(RuntimeError):
-    """There is no index yet at the configured path."""
-
-
-@dataclass(frozen=True)
-class StageTiming:
-    """One stage of one search: its name, its time and how many hits it kept."""
-
-    name: str
-    ms: float
-    kept: int
+__all__ = ["MODES", "NoIndexError", "SearchError", "SearchOptions", "SearchResponse", "StageTiming"]
 
 
 @dataclass

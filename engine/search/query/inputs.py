@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from engine.search.present.response import SearchError
+from engine.search.errors import SearchError
 from engine.search.query import dates
 from engine.text import clean_text
 

@@ -30,7 +30,7 @@ import apsw
 
 from engine.search.context import SearchContext
 from engine.search.hits import ChunkRow, Hit
-from engine.search.present.dress import located
+from engine.search.rank.locate import located
 from engine.search.retrieve.rows import chunk_rows
 from engine.sources import SOURCE_TYPES
 from engine.store.sql import chunks

@@ -1,21 +1,19 @@
-"""Retrieval and fusion: the keyword and vector sides' ranked lists, then one RRF score.
+"""Retrieval: the keyword and vector sides' ranked lists.
 
 `Retrieve` runs the retrievers the mode asks for and records what happened as fields of
 `Retrieved` (the mode that ran, whether it fell back to keywords and why, the vector
-coverage):
-the hybrid adds the keyword hits re-ordered by the share of the query they hold
-(engine/search/retrieve/keyword_share.py), a vote scaled by that share. Its hits are the distinct
-chunks of every list, each with its rank in each; `Fuse` scores them by Reciprocal Rank
-Fusion (`stages.rrf_score`).
+coverage): the hybrid adds the keyword hits re-ordered by the share of the query they hold
+(engine/search/retrieve/keyword_share.py), a vote scaled by that share. Its hits are the
+distinct chunks of every list, each with its rank in each; the fuse stage scores them by
+Reciprocal Rank Fusion (engine/search/rank/fuse.py).
 """
 
 from __future__ import annotations
 
 from engine.search.context import FloatArray, Retrieved, SearchContext
-from engine.search.hits import Hit, by_score
+from engine.search.hits import Hit
 from engine.search.outcome import VectorMiss
 from engine.search.query.aliases import expanded_terms
-from engine.search.rank import stages
 from engine.search.retrieve import feedback, keyword_share
 from engine.search.retrieve.vector_coverage import coverage_warning
 
@@ -117,29 +115,3 @@ def keyword_votes(
     )
     lists["coverage"] = keyword_share.by_share(found, shares)
     return shares
-
-
-class Fuse:
-    """Reciprocal Rank Fusion over the lists each hit is ranked in, best first; a coverage
-    vote counts in proportion to the share of the query the chunk holds (a hit on one
-    common word of five gets a fifth of a vote at most, so it cannot bury a vector-only
-    paraphrase)."""
-
-    name = "fuse"
-    reads = ("settings", "retrieved")
-    writes = ()
-
-    def __call__(self, ctx: SearchContext, hits: list[Hit]) -> list[Hit]:
-        cfg, shares = ctx.cfg, ctx.retrieved.shares
-        weights = {
-            "bm25": cfg.bm25_weight,
-            "vector": cfg.vector_weight,
-            "coverage": cfg.coverage_weight,
-        }
-        out = []
-        for hit in hits:
-            scales = {"coverage": shares.get(hit.seq, 1.0)} if hit.seq is not None else {}
-            score = stages.rrf_score(hit.ranks, cfg.rrf_k, weights, scales)
-            # Made afresh, not `replace`d: about half the cost, on every candidate.
-            out.append(Hit(score, seq=hit.seq, ranks=hit.ranks, signals={"rrf": round(score, 6)}))
-        return by_score(out)
