@@ -39,6 +39,7 @@ from engine.search import Searcher
 from engine.search.present import facets
 from engine.search.present.neighbours import Neighbour, neighbours
 from engine.settings import Settings
+from engine.sources import PROFILE_TYPE
 
 T = TypeVar("T")
 READERS = 2
@@ -211,7 +212,8 @@ class Tasks(QObject):
             stop_words=self.settings.search.stop_words,
         )
         person = next(
-            (r.profile for r in response.results if r.source_type == "profile" and r.profile), None
+            (r.profile for r in response.results if r.source_type == PROFILE_TYPE and r.profile),
+            None,
         )
         if person is None:  # the engine leaves it out under a type filter; the card stays
             found = searcher.matcher.find(request.query)

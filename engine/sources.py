@@ -4,12 +4,16 @@ A source type is the kind of file a chunk came from (`chunks.source_type`, the `
 filter, the desktop's chips). Each is one `SourceType` row in `SOURCE_TYPES`; every other
 table that knows about source types is derived from these rows: the default routes
 (`engine.index.routes`), the extractor registry (`engine.extractors.registry`), the default
-half-lives and grouped types (`engine.settings.table`) and the desktop's labels and icons.
+half-lives and grouped types (`engine.settings.table`), the desktop's labels and icons, how
+`memex discover` groups exports (`engine.index.exports`), the databases read from a copy
+(`READ_DATABASES`) and the address books (`NOT_CONVERSATIONS`, engine.people).
 
 This module sits below every other layer and holds plain data only, so the settings table
 can read it. The function that reads a type is named by `reader`: a module of
-`engine/extractors/`, bound to it in `engine.extractors.registry`. A hook that knows a file
-by its content rather than its path belongs with its reader in the same way. What a reader
+`engine/extractors/` that declares it as `READER`, imported by that name in
+`engine.extractors.registry`. A hook that knows a file by its content rather than its path is
+named the same way (`recogniser`, a module declaring `RECOGNISER`). So a new format is one
+row here and one module there (docs/architecture.md, "Adding a format"). What a reader
 needs from files beside the one it reads is named by `siblings`; the indexer reads them.
 """
 
@@ -35,9 +39,23 @@ class SourceType:
     # Files beside each file that its reader needs too, relative to the file's folder
     # ("../users.json"): read by the indexer and handed in; a change to one reindexes the file.
     siblings: tuple[str, ...] = ()
-    # How its files are known by their content anywhere under a root: the name of a
-    # recogniser in engine.extractors.recognisers; empty: only its routes find its files.
+    # How its files are known by their content anywhere under a root: a module of
+    # engine/extractors/ that declares `RECOGNISER`; empty: only its routes find its files.
     recogniser: str = ""
+    # The names of its files that are SQLite databases (Messages' `chat.db`): read from a
+    # consistent copy with their WAL (engine.index.databases), never an index's own, never
+    # bounded by `max_file_bytes`.
+    databases: tuple[str, ...] = ()
+    # False: an address book. It lists the people the user keeps (its mentions seed the
+    # people directory as curated ones) and is no conversation with them.
+    conversation: bool = True
+    # How `memex discover` tells its files. `export_files`: the files of one export,
+    # relative to the export's root (`*/*.json`: a channel folder's day files), told as one
+    # "<label> export" at that root. `in_vaults`: by the Obsidian vault holding them (the
+    # folder with `.obsidian/`), else by the root's top folder. Neither: each folder's files
+    # of the type together.
+    export_files: str = ""
+    in_vaults: bool = False
 
     @property
     def chunk_heading(self) -> str:
@@ -52,6 +70,10 @@ def _chat(
     name: str, label: str, routes: tuple[str, ...], *siblings: str, recogniser: str = ""
 ) -> SourceType:
     return SourceType(name, label, name, 35, routes, siblings=siblings, recogniser=recogniser)
+
+
+# The pseudo-type of a search hit that is a person's card, not a chunk (no file, no reader).
+PROFILE_TYPE = "profile"
 
 
 def _document(name: str, label: str, routes: tuple[str, ...], half_life: float) -> SourceType:
@@ -74,12 +96,15 @@ _ENTITIES = "memory/entities/"
 
 # In route order: a path takes the first route that matches it.
 SOURCE_TYPES: tuple[SourceType, ...] = (
-    _chat(
-        "slack",
-        "Slack",
-        ("data/slack/*.jsonl", "data/slack/*/*/*.json"),
-        *("../users.json", "../dms.json", "../mpims.json"),  # an export's root listings
-        recogniser="slack_export",
+    replace(
+        _chat(
+            "slack",
+            "Slack",
+            ("data/slack/*.jsonl", "data/slack/*/*/*.json"),
+            *("../users.json", "../dms.json", "../mpims.json"),  # an export's root listings
+            recogniser="slack_export",
+        ),
+        export_files="*/*.json",
     ),
     _chat(
         "telegram",
@@ -89,11 +114,14 @@ SOURCE_TYPES: tuple[SourceType, ...] = (
     ),
     _chat("signal", "Signal", ("data/signal/*.jsonl",), recogniser="signal"),
     _chat("whatsapp", "WhatsApp", ("data/whatsapp/*.txt",), recogniser="whatsapp"),
-    _chat(
-        "imessage",
-        "iMessage",
-        ("data/imessage/chat.db", "Library/Messages/chat.db"),
-        recogniser="imessage",
+    replace(
+        _chat(
+            "imessage",
+            "iMessage",
+            ("data/imessage/chat.db", "Library/Messages/chat.db"),
+            recogniser="imessage",
+        ),
+        databases=("chat.db",),
     ),
     SourceType(
         "meeting",
@@ -178,8 +206,18 @@ SOURCE_TYPES: tuple[SourceType, ...] = (
         groups_sections=True,
         obsidian_syntax=False,  # `[[` and `%%` are code there
     ),
-    replace(_document("note", "Note", ("notes/**/*.md",), 60), recogniser="markdown"),
-    SourceType("contact", "Contacts", "vcard", 730, ("data/contacts/*.vcf",), recogniser="vcard"),
+    replace(
+        _document("note", "Note", ("notes/**/*.md",), 60), recogniser="markdown", in_vaults=True
+    ),
+    SourceType(
+        "contact",
+        "Contacts",
+        "vcard",
+        730,
+        ("data/contacts/*.vcf",),
+        recogniser="vcard",
+        conversation=False,
+    ),
     SourceType("calendar", "Calendar", "ical", 60, ("data/calendar/*.ics",), recogniser="ical"),
     _chat("discord", "Discord", ("data/discord/**/*.json",), recogniser="discord"),
     # Instagram's threads have Messenger's shape: known by the folders of its download.
@@ -217,6 +255,10 @@ SOURCE_TYPES: tuple[SourceType, ...] = (
 )
 
 SOURCE_TYPES_BY_NAME: dict[str, SourceType] = {t.name: t for t in SOURCE_TYPES}
+# The file names that are databases someone's data lives in, read as their type reads them.
+READ_DATABASES: frozenset[str] = frozenset(n for t in SOURCE_TYPES for n in t.databases)
+# The address books: types whose people are listed, not talked with.
+NOT_CONVERSATIONS: frozenset[str] = frozenset(t.name for t in SOURCE_TYPES if not t.conversation)
 
 
 def source_type(name: str) -> SourceType | None:

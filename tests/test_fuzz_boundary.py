@@ -41,7 +41,7 @@ from engine.extractors.sniffing import (
 from engine.index import recognise
 from engine.index.indexer import Extracted, extract_file
 from engine.index.recognise import Sniffer
-from engine.index.routes import DEFAULT_ROUTES, Found
+from engine.index.routes import DEFAULT_ROUTES, Found, classify_path
 from engine.index.runs import reindex
 from engine.index.siblings import Resolved, SiblingFiles
 from engine.settings import Settings
@@ -429,6 +429,23 @@ def test_a_value_that_cannot_be_stored_is_that_files_error_and_rolled_back(
     assert list(errors) == [str(hashing.roots[0] / "notes" / "poison.md")]
     assert "RecursionError" not in errors[str(hashing.roots[0] / "notes" / "poison.md")]
     assert indexed(hashing) == {"a.md", "z.md"}  # none of poison.md's chunks were kept
+
+
+@pytest.mark.usefixtures("discord_check_fails")
+def test_reindexing_one_file_tells_the_check_that_failed_on_it(hashing: Settings) -> None:
+    """`memex reindex FILE` and the watcher's batches type a file alone (`classify_path`):
+    a failed check is that file's error, as on a walk."""
+    folder = hashing.roots[0] / "Downloads"
+    folder.mkdir()
+    page = folder / "export.json"
+    page.write_bytes(COLON_KEYED_PAGE)
+    one = classify_path(page, hashing)
+    assert one.found == () and [p for p, _ in one.problems] == [str(page)]
+    stats = reindex([page], settings=hashing)
+    assert dict(stats.errors) == {
+        str(page): "could not be checked for Discord (Memex failed on its first bytes); "
+        "it was left out"
+    }
 
 
 @pytest.mark.usefixtures("discord_check_fails")

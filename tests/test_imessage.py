@@ -20,6 +20,7 @@ import pytest
 from engine.extractors import ExtractError, Extraction, imessage
 from engine.extractors.imessage import apple_time, attributed_text, extract_imessage, recognise
 from engine.index import databases
+from engine.index.routes import scan
 from engine.index.runs import reindex
 from engine.settings import Settings
 from engine.store import db
@@ -312,6 +313,23 @@ def test_a_chat_db_larger_than_max_file_bytes_is_indexed(
     stats = reindex(settings=settings)
     assert not stats.errors, stats.errors
     assert "Rope and chalk for Friday" in indexed_texts(settings)
+
+
+def test_a_chat_db_found_by_its_content_is_not_too_large(
+    wal_home: Path, settings_factory: Callable[..., Settings]
+) -> None:
+    """Outside `Library/Messages` no route names it; its name and header do, and a database
+    read from a copy has no size limit: it is found, and not counted too large."""
+    backup = wal_home / "Backups" / "old-mac"
+    backup.mkdir(parents=True)
+    shutil.copyfile(wal_home / "Library" / "Messages" / "chat.db", backup / "chat.db")
+    settings = settings_factory(wal_home, embedder__name="hashing", max_file_bytes=4096)
+    assert (backup / "chat.db").stat().st_size > settings.max_file_bytes
+    discovery = scan(settings)
+    assert {(f.path, f.recognised) for f in discovery.found if f.path.parent == backup} == {
+        (backup / "chat.db", True)
+    }
+    assert discovery.skipped.too_large == 0
 
 
 def test_a_wal_that_does_not_read_with_its_database_leaves_the_database_read(

@@ -15,15 +15,31 @@ import pytest
 import engine.extractors
 from desktop.formatting import type_icon_name, type_label
 from engine.extractors import ExtractError, Extraction, get_extractor, recognisers, slack
-from engine.extractors.base import FamilyReader, FileReader, SiblingReader, declared_reader
+from engine.extractors.base import (
+    FamilyReader,
+    FileReader,
+    SiblingReader,
+    copy_reader,
+    declared_reader,
+)
 from engine.extractors.registry import REGISTRY, bind, build
 from engine.extractors.sniffing import no_siblings
-from engine.index.routes import DEFAULT_ROUTES, route_for
+from engine.index.databases import DATABASE_READERS
+from engine.index.exports import exports
+from engine.index.routes import DEFAULT_ROUTES, Found, route_for
 from engine.resources import resource_dir
 from engine.search.rank.related import RECORD_TYPES
 from engine.settings import SETTINGS_BY_NAME, load_settings
 from engine.settings.table import DEFAULT_HALF_LIVES, GROUPED_TYPES
-from engine.sources import SOURCE_TYPES, SOURCE_TYPES_BY_NAME, SourceType, source_type
+from engine.sources import (
+    NOT_CONVERSATIONS,
+    PROFILE_TYPE,
+    READ_DATABASES,
+    SOURCE_TYPES,
+    SOURCE_TYPES_BY_NAME,
+    SourceType,
+    source_type,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ICONS = resource_dir() / "icons" / "types"
@@ -183,3 +199,44 @@ def test_related_records_are_the_structured_types() -> None:
     structured = {t.name for t in SOURCE_TYPES if t.reader == "structured"}
     assert set(RECORD_TYPES) == structured
     assert {"interview", "interview_meta"} <= structured
+
+
+def test_what_the_index_and_people_know_of_types_is_derived_from_the_rows() -> None:
+    assert READ_DATABASES == {"chat.db"} == set(SOURCE_TYPES_BY_NAME["imessage"].databases)
+    assert set(DATABASE_READERS) == {t.name for t in SOURCE_TYPES if t.databases}
+    assert {"contact"} == NOT_CONVERSATIONS
+    assert PROFILE_TYPE not in SOURCE_TYPES_BY_NAME  # a person's card, no file's type
+
+
+def test_a_database_type_whose_reader_reads_no_copy_is_an_error() -> None:
+    row = SourceType("ledger", "Ledger", "voice", 30, databases=("ledger.db",))
+    with pytest.raises(ValueError, match="'voice' reads no database copy"):
+        copy_reader(row)
+
+
+def test_discover_groups_a_types_files_as_its_row_says(tmp_path: Path) -> None:
+    """An export's root from `export_files`, a vault from `in_vaults`, else the folder."""
+    chat = SourceType("chat", "Chat", "voice", 30, export_files="*/*.json")
+    note = SourceType("note", "Note", "markdown", 30, in_vaults=True)
+    (tmp_path / "vault" / ".obsidian").mkdir(parents=True)
+
+    def found(relative: str, source: SourceType) -> Found:
+        return Found(tmp_path / relative, tmp_path, relative, source.name, 0.0, 1)
+
+    files = [
+        found("export/general/2024-03-11.json", chat),
+        found("export/random/2024-03-12.json", chat),
+        found("export/all.jsonl", chat),
+        found("vault/Ideas/plan.md", note),
+        found("papers/a.md", note),
+    ]
+    rows = {"chat": chat, "note": note}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("engine.index.exports.source_type", rows.get)
+        told = {(e.folder.relative_to(tmp_path).as_posix(), e.kind) for e in exports(files, 1)}
+    assert told == {
+        ("export", "Chat export"),
+        ("export/all.jsonl", "Chat"),
+        ("vault", "Obsidian vault"),
+        ("papers/a.md", "Notes"),  # one file: told by its path
+    }

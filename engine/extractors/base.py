@@ -15,7 +15,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Protocol, TypeVar, cast
 
 from engine.records import Draft, Mention
@@ -74,6 +74,8 @@ class Extractor(Protocol):
 
 
 Reader = Callable[[bytes, PurePath], Extraction]  # a reader that needs nothing beside the file
+# A database's reader from a consistent copy of it: (the copy, the original's path).
+CopyReader = Callable[[Path, PurePath], Extraction]
 ReadsRow = Callable[[SourceType, bytes, PurePath], Extraction]
 
 
@@ -91,9 +93,12 @@ class WithoutSiblings:
 
 @dataclass(frozen=True)
 class FileReader:
-    """A module's reader of one type that needs only the file: `extract(bytes, path)`."""
+    """A module's reader of one type that needs only the file: `extract(bytes, path)`; a
+    type whose files are databases (`SourceType.databases`) is read from a copy of the file
+    and its WAL by `read_copy` instead (`engine.index.databases`)."""
 
     extract: Reader
+    read_copy: CopyReader | None = None
 
     def bind(self, source: SourceType) -> Extractor:
         return WithoutSiblings(self.extract)
@@ -147,3 +152,12 @@ def declared_reader(source: SourceType) -> ReaderDeclaration:
     if not isinstance(reader, FileReader | SiblingReader | FamilyReader):
         raise ValueError(f"source type '{source.name}': '{source.reader}.READER' is no reader")
     return reader
+
+
+def copy_reader(source: SourceType) -> CopyReader:
+    """How a type whose files are databases reads them from a copy; ValueError if its
+    reader does not say (`FileReader.read_copy`)."""
+    reader = declared_reader(source)
+    if not isinstance(reader, FileReader) or reader.read_copy is None:
+        raise ValueError(f"source type '{source.name}': '{source.reader}' reads no database copy")
+    return reader.read_copy

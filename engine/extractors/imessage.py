@@ -207,7 +207,7 @@ def recognise(name: str, head: bytes, siblings: SiblingCheck) -> bool:
     return name.lower() == "chat.db" and head.startswith(SQLITE_HEADER)
 
 
-READER = FileReader(extract_imessage)
+READER = FileReader(extract_imessage, read_copy=read_database)
 RECOGNISER = Recogniser(
     ("chat.db",),
     recognise,

@@ -39,20 +39,24 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 
-from engine.extractors import ExtractError, Extraction, imessage
+from engine.extractors import ExtractError, Extraction
+from engine.extractors.base import CopyReader, copy_reader
 from engine.index.archives import split as archive_member
-from engine.index.routes import Found
+from engine.index.discovery import Found
 from engine.index.siblings import Resolved
 from engine.settings import Settings
+from engine.sources import SOURCE_TYPES
 
-DatabaseReader = Callable[[Path, PurePath], Extraction]  # (the copy, the original's path)
+DatabaseReader = CopyReader  # (the copy, the original's path)
 
-# The source types whose files are databases read from a copy of the file and its WAL.
-DATABASE_READERS: Mapping[str, DatabaseReader] = {"imessage": imessage.read_database}
+# The source types whose files are databases read from a copy of the file and its WAL
+# (`SourceType.databases`), and how their readers read the copy (`FileReader.read_copy`).
+DATABASE_READERS: dict[str, DatabaseReader] = {
+    source.name: copy_reader(source) for source in SOURCE_TYPES if source.databases
+}
 WAL_SUFFIX = "-wal"
 WAL_HEADER_BYTES = 32  # magic, version, page size, checkpoint sequence, salts, checksum
 COPY_ATTEMPTS = 3

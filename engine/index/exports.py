@@ -1,25 +1,28 @@
 """What a walk found, told per export rather than per file (`memex discover`).
 
-A Slack export is its root folder (the one holding `users.json`), with its channels, DMs,
-users and day files; an Obsidian vault the folder holding `.obsidian/`, with its notes; other
-notes are told by the root's top folder that holds them; any other file is grouped with the
-files of its type in its folder. Pure over the walk's
+How a type's files are grouped is declared on its `SourceType`: an export is its root
+folder (`export_files`: a Slack export's, the one holding `users.json`, with its channels,
+DMs, users and day files); files kept in vaults (`in_vaults`: notes) are told by the
+Obsidian vault holding them (the folder with `.obsidian/`), else by the root's top folder;
+any other file is grouped with the files of its type in its folder. Pure over the walk's
 `Found` records, but for the Slack export's listings, which are read to count users.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from engine.index.archives import SEPARATOR, Archives
-from engine.index.routes import Discovery, Found
-from engine.sources import source_type
+from engine.index.discovery import Discovery, Found
+from engine.sources import SourceType, source_type
 
 SLACK_DM_LISTINGS = ("dms.json", "mpims.json")
 OBSIDIAN_MARK = ".obsidian"
+VAULT = "Obsidian vault"
+ExportDetails = Callable[[Path, Sequence[Found], int], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -36,11 +39,6 @@ class Export:
         if self.files == 1 and not self.details:
             return self.kind
         return f"{self.kind} — {', '.join(self.details or (f'{self.files} file(s)',))}"
-
-
-def _label(name: str) -> str:
-    declared = source_type(name)
-    return declared.label if declared else name
 
 
 def _listing(folder: Path, name: str, max_bytes: int) -> list[object]:
@@ -60,7 +58,13 @@ def _names(entries: Iterable[object]) -> set[str]:
     return {str(e[k]) for e in entries if isinstance(e, dict) for k in keys if e.get(k)}
 
 
-def slack_export(folder: Path, files: Sequence[Found], max_bytes: int) -> Export:
+def folder_details(folder: Path, files: Sequence[Found], max_bytes: int) -> tuple[str, ...]:
+    """An export of any type: its folders and files."""
+    folders = {f.path.parent for f in files}
+    return (f"{len(folders)} folder(s)", f"{len(files)} file(s)")
+
+
+def slack_details(folder: Path, files: Sequence[Found], max_bytes: int) -> tuple[str, ...]:
     """A Slack export: its channels and DMs (channel folders), users and day files."""
     folders = {f.path.parent.name for f in files}
     private = set().union(*(_names(_listing(folder, n, max_bytes)) for n in SLACK_DM_LISTINGS))
@@ -69,8 +73,12 @@ def slack_export(folder: Path, files: Sequence[Found], max_bytes: int) -> Export
     details = [f"{len(folders) - dms} channel(s)"]
     details += [f"{dms} DM(s)"] if dms else []
     details += [f"{users} user(s)", f"{len(files)} day file(s)"]
-    shown = Path(str(folder).removesuffix(SEPARATOR))  # an archive's root: the archive
-    return Export(shown, "Slack export", "slack", len(files), tuple(details))
+    return tuple(details)
+
+
+# What an export's line says beyond its folders and files, by source type: a format whose
+# export needs no more than `folder_details` has no entry.
+EXPORT_DETAILS: Mapping[str, ExportDetails] = {"slack": slack_details}
 
 
 def vault_of(path: Path, root: Path) -> Path | None:
@@ -84,17 +92,30 @@ def vault_of(path: Path, root: Path) -> Path | None:
     return None
 
 
+def export_root(found: Found, source: SourceType) -> Path | None:
+    """The root of the export a file belongs to, when its type groups exports
+    (`SourceType.export_files`) and the file is one of an export's; else None."""
+    pattern = source.export_files
+    if not pattern or not PurePosixPath(found.relative).match(pattern):
+        return None
+    return found.path.parents[len(PurePosixPath(pattern).parts) - 1]
+
+
 def _group_key(found: Found) -> tuple[Path, str]:
     """The folder (and kind) a file is told under."""
-    if found.source_type == "slack" and found.path.suffix == ".json":  # a day file
-        return found.path.parent.parent, "Slack export"
-    if found.source_type == "note":
+    source = source_type(found.source_type)
+    if source is None:  # a type only a config route names
+        return found.path.parent, found.source_type
+    root = export_root(found, source)
+    if root is not None:
+        return root, f"{source.label} export"
+    if source.in_vaults:
         vault = vault_of(found.path, found.root)
         if vault is not None:
-            return vault, "Obsidian vault"
-        top = found.path.parent.relative_to(found.root).parts[:1]  # notes in subfolders
-        return found.root.joinpath(*top), "Notes"
-    return found.path.parent, _label(found.source_type)
+            return vault, VAULT
+        top = found.path.parent.relative_to(found.root).parts[:1]  # files in subfolders
+        return found.root.joinpath(*top), f"{source.label}s"
+    return found.path.parent, source.label
 
 
 def exports(found: Sequence[Found], max_bytes: int) -> list[Export]:
@@ -102,17 +123,24 @@ def exports(found: Sequence[Found], max_bytes: int) -> list[Export]:
     groups: dict[tuple[Path, str], list[Found]] = {}
     for item in found:
         groups.setdefault(_group_key(item), []).append(item)
-    told = []
-    for (folder, kind), files in sorted(groups.items(), key=lambda g: str(g[0][0])):
-        if kind == "Slack export":
-            told.append(slack_export(folder, files, max_bytes))
-        elif kind == "Obsidian vault":
-            told.append(Export(folder, kind, "note", len(files), (f"{len(files)} note(s)",)))
-        elif len(files) == 1:
-            told.append(Export(files[0].path, kind, files[0].source_type, 1))
-        else:
-            told.append(Export(folder, kind, files[0].source_type, len(files)))
-    return told
+    return [
+        _told(folder, kind, files, max_bytes)
+        for (folder, kind), files in sorted(groups.items(), key=lambda g: str(g[0][0]))
+    ]
+
+
+def _told(folder: Path, kind: str, files: Sequence[Found], max_bytes: int) -> Export:
+    """One group as `memex discover` tells it."""
+    source_type = files[0].source_type
+    if kind.endswith(" export"):
+        details = EXPORT_DETAILS.get(source_type, folder_details)(folder, files, max_bytes)
+        shown = Path(str(folder).removesuffix(SEPARATOR))  # an archive's root: the archive
+        return Export(shown, kind, source_type, len(files), details)
+    if kind == VAULT:
+        return Export(folder, kind, source_type, len(files), (f"{len(files)} note(s)",))
+    if len(files) == 1:
+        return Export(files[0].path, kind, source_type, 1)
+    return Export(folder, kind, source_type, len(files))
 
 
 def skipped_summary(discovery: Discovery) -> str:

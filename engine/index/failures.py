@@ -11,7 +11,7 @@ text: `KeyError: 'ts'` or `RecursionError` says nothing to the person whose file
 from __future__ import annotations
 
 from engine.extractors import ExtractError
-from engine.index.routes import Found
+from engine.index.discovery import Found
 from engine.sources import source_type
 
 

@@ -31,9 +31,9 @@ from engine.extractors.mentions import merge_mentions
 from engine.index import databases, keyword_format
 from engine.index.archives import Archives
 from engine.index.counts import RunCounts as RunCounts  # where runs and tests import it
+from engine.index.discovery import Found
 from engine.index.embedding import VectorPhase, VectorTables, VectorTarget
 from engine.index.failures import failure_message
-from engine.index.routes import Found
 from engine.index.siblings import NONE, Resolved, SiblingFiles
 from engine.records import Chunk, ChunkId, IndexStats, Mention
 from engine.settings import Settings

@@ -32,6 +32,7 @@ from engine.extractors.sniffing import HEAD_BYTES, Recogniser, SiblingCheck
 from engine.index import archives as archive_files
 from engine.index.archives import Archives
 from engine.settings import Settings
+from engine.sources import READ_DATABASES
 from engine.sources import source_type as declared_type
 from engine.store import db
 from engine.store.sql import state as state_sql
@@ -160,6 +161,12 @@ def candidates(name: str, disabled: Sequence[str] = ()) -> list[tuple[str, Recog
         for source_type, recogniser in CONTENT_TYPES
         if lower.endswith(recogniser.suffixes) and source_type not in disabled
     ]
+
+
+def read_from_copy(path: Path) -> bool:
+    """Whether a file is a database its type reads from a copy, with no size limit
+    (`SourceType.databases`; one inside an archive is read as any member is)."""
+    return path.name.lower() in READ_DATABASES and archive_files.split(path) is None
 
 
 def _among(source_type: str, pairs: Sequence[tuple[str, Recogniser]]) -> bool:
@@ -345,8 +352,10 @@ class Sniffer:
             self.skipped.unknown += 1
             return None
         # A file over max_file_bytes is still known by its head, so that an export too large
-        # to index (a 2 GB Takeout mbox) is one error of the run that says so, not silence.
-        self.skipped.too_large += size > self.settings.max_file_bytes
+        # to index (a 2 GB Takeout mbox) is one error of the run that says so, not silence;
+        # a database read from a copy (`chat.db`) has no such limit.
+        over = size > self.settings.max_file_bytes
+        self.skipped.too_large += over and not read_from_copy(path)
         known = self.known.get(str(path))
         if known is not None and known[:2] == (mtime, size) and _among(known[2], pairs):
             return known[2]

@@ -32,7 +32,7 @@ from engine.index.routes import (
     Discovery,
     Found,
     UnlistedRoot,
-    classify,
+    classify_path,
     scan,
     scan_archive,
     unlisted_roots_at,
@@ -209,9 +209,9 @@ def index_paths(
                 on_disk = {str(f.path) for f in inside.found}
                 missing += [k for k in known_under(conn, path) if k not in on_disk]
         elif path.exists():
-            item = classify(path, settings)
-            if item is not None and item.size >= 0:
-                targets.append(item)
+            one = classify_path(path, settings)
+            targets += [item for item in one.found if item.size >= 0]
+            _report_errors(indexer, one.problems)  # a recogniser's check failed on it
         else:
             absent_roots += unlisted_roots_at(path, settings)
             missing += known_under(conn, path)

@@ -24,6 +24,7 @@ from engine.records import Person, SearchResult
 from engine.search import MODES, NoIndexError, SearchError
 from engine.search.present.neighbours import neighbours
 from engine.settings import SettingsError
+from engine.sources import PROFILE_TYPE
 from engine.store import db
 from engine.store.sql import chunks
 
@@ -111,7 +112,7 @@ def profile_view(engine: Engine, profile_id: str) -> ChunkView:
         raise ToolFailure(f"no known person with id '{profile_id}'; {_known_people(engine)}")
     return ChunkView(
         id=profile_id,
-        source_type="profile",
+        source_type=PROFILE_TYPE,
         source_file=str(engine.settings.people_file),
         content=profile_text(person),
         title=person.name,
@@ -128,7 +129,7 @@ def person_tool(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
     if person is None:
         raise ToolFailure(f"no known person named '{name}'; {_known_people(engine)}")
     response = engine.search(person.name, MENTION_POOL, people=[person.name])
-    mentions = newest_first([r for r in response.results if r.source_type != "profile"])
+    mentions = newest_first([r for r in response.results if r.source_type != PROFILE_TYPE])
     return PersonMentions(name, person, tuple(mentions[:limit])).as_json()
 
 

@@ -233,7 +233,7 @@ def _with_seen_with(people: list[Person], groups: list[list[Sighting]]) -> list[
     in_file: dict[str, set[int]] = defaultdict(set)
     for index, group in enumerate(groups):
         for s in group:
-            if s.source_file and s.role not in NOT_CONVERSATIONS:
+            if s.source_file and s.source_type not in NOT_CONVERSATIONS:
                 in_file[s.source_file].add(index)
     together: dict[int, Counter[int]] = defaultdict(Counter)
     for present in in_file.values():

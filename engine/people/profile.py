@@ -13,10 +13,9 @@ from pathlib import PurePath, PureWindowsPath
 from engine.people.normalise import is_full_name, name_key
 from engine.people.resolve import Sighting
 from engine.records import Conversation, Person
+from engine.sources import NOT_CONVERSATIONS as NOT_CONVERSATIONS
 
 LATEST_CONVERSATIONS = 5
-# An address book lists people; it is no conversation with them, nor a sign of who is close.
-NOT_CONVERSATIONS = frozenset({"contact"})
 _DATE_STEM = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
 # Stems that say nothing of the conversation: the export's own file names.
 _GENERIC_STEMS = frozenset({"result", "messages", "message_1", "_chat", "chat", "index"})
@@ -126,7 +125,8 @@ def latest_conversations(data: Sequence[Sighting]) -> tuple[Conversation, ...]:
     """The files they took part in (an address book aside), by their last message there,
     newest first (undated last); at most LATEST_CONVERSATIONS."""
     last: dict[str, tuple[str, str]] = {}
-    for s in (s for s in data if s.role not in NOT_CONVERSATIONS):
+    # An address book lists people; it is no conversation with them (`SourceType.conversation`).
+    for s in (s for s in data if s.source_type not in NOT_CONVERSATIONS):
         when = max((d for d in (s.last, s.first) if d), default="")
         seen = last.get(s.source_file)
         if seen is None or when > seen[1]:

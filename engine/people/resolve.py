@@ -26,8 +26,11 @@ from functools import lru_cache
 from engine.people.normalise import CACHED, name_key, name_tokens
 from engine.people.orgs import org_keys
 from engine.people.shared import names_conflict
+from engine.sources import NOT_CONVERSATIONS
 
-CURATED_ROLES = frozenset({"contact", "note", "curated"})
+# The mentions the user keeps: a person's note, the people file, and (by their source type,
+# `SourceType.conversation`) every address book's.
+CURATED_ROLES = frozenset({"note", "curated"})
 
 
 @dataclass(slots=True)  # not frozen: a hundred thousand are made per build; none is changed
@@ -216,7 +219,7 @@ def _join_curated_names(groups: Groups, sightings: Sequence[Sighting]) -> None:
     carriers: dict[str, set[int]] = defaultdict(set)
     for i, sighting in enumerate(sightings):
         root = groups.find(i)
-        if sighting.role in CURATED_ROLES:
+        if sighting.role in CURATED_ROLES or sighting.source_type in NOT_CONVERSATIONS:
             for key in sighting.keys:
                 curated[key].add(root)
         for key in _carried(sighting.names):

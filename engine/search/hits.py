@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from engine.sources import PROFILE_TYPE
+
 PROFILE_PREFIX = "profile:"  # a profile result's id: "profile:<slug>"
 
 
@@ -102,7 +104,7 @@ class Hit:
 
     @classmethod
     def profile(cls, slug: str, score: float = 0.0) -> Hit:
-        return cls(score, person=slug, source_type="profile")
+        return cls(score, person=slug, source_type=PROFILE_TYPE)
 
     @property
     def key(self) -> tuple[str, int | str]:

@@ -40,6 +40,7 @@ from engine.search.retrieve.rows import chunk_rows
 from engine.search.retrieve.vector_cache import VectorCache, searcher_cache
 from engine.search.retrieve.vector_coverage import VectorCoverage
 from engine.settings import Settings
+from engine.sources import PROFILE_TYPE
 from engine.store import db
 
 
@@ -306,7 +307,7 @@ class Searcher:
             asked.source_types, searched.since, searched.until, asked.people, from_query,
             types, people,
         )  # fmt: skip
-        direct = sum(not r.related and r.source_type != "profile" for r in results)
+        direct = sum(not r.related and r.source_type != PROFILE_TYPE for r in results)
         if not applied.on or direct >= NEAR_EMPTY:
             return applied
         counts = facets.type_counts(
