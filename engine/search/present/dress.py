@@ -15,6 +15,7 @@ from engine.search.present.highlight import Highlighter
 from engine.search.present.snippets import has_marks, make_snippet
 from engine.search.retrieve import part_vectors
 from engine.settings import Settings
+from engine.sources import PROFILE_TYPE
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def profile_result(h: Hit, person: Person, how: Dressing) -> SearchResult:
         id=f"{PROFILE_PREFIX}{h.person}",
         content=text,
         source_file=how.people_file,
-        source_type="profile",
+        source_type=PROFILE_TYPE,
         score=h.score,
         title=person.name,
         snippet=text[: how.snippet_chars],
