@@ -10,6 +10,7 @@ import grimp
 import pytest
 
 from engine.search.order import STAGES
+from engine.sources import SOURCE_TYPES
 
 ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
 STAGE_LINE = re.compile(r"^(\d+)\. `([a-z_]+)` — ")
@@ -82,3 +83,27 @@ def test_the_extractors_import_no_module_that_imports_them_back() -> None:
 def test_the_cycle_check_finds_a_cycle() -> None:
     with pytest.raises(CycleError):
         list(TopologicalSorter({"a": {"b"}, "b": {"a"}}).static_order())
+
+
+def map_entry(text: str, folder: str, following: str) -> str:
+    """The map's lines from a folder's entry up to the next one named."""
+    return text.split(f"\n{folder} ", 1)[1].split(f"\n{following}", 1)[0]
+
+
+def test_the_package_map_names_every_index_module_and_every_shared_extractor_module() -> None:
+    """Every module of engine/index; of engine/extractors, every one a row does not name
+    (the readers are found from `engine.sources`, the rest only from the map)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent / "engine"
+    named = {t.reader for t in SOURCE_TYPES} | {t.recogniser for t in SOURCE_TYPES}
+    wanted = {
+        "index": {p.stem for p in (root / "index").glob("*.py")} - {"__init__"},
+        "extractors": {p.stem for p in (root / "extractors").glob("*.py")} - {"__init__"} - named,
+    }
+    entries = {
+        "index": map_entry(text, "engine/index/", "engine/search/"),
+        "extractors": map_entry(text, "engine/extractors/", "engine/language/"),
+    }
+    for package, modules in wanted.items():
+        missing = {m for m in modules if not re.search(rf"\b{m}\b", entries[package])}
+        assert not missing, (package, missing)
