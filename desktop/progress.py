@@ -28,6 +28,17 @@ class WorkState:
 EMBEDDING = "Embedding"
 
 
+def progress_words(state: WorkState) -> str:
+    """The words beside the bar: "files 120 of 1,200" while files are read, then "vectors
+    40% — about 2 min left"; "" for other work (its tooltip says what it is)."""
+    if state.label == EMBEDDING:
+        share = f"{state.done / state.total:.0%}" if state.total else "…"
+        return f"vectors {share} — {state.detail or 'starting'}"
+    if state.total and state.label.startswith(("Reindexing", "Updating")):
+        return f"files {state.done:,} of {state.total:,}"
+    return ""
+
+
 class EmbeddingRate:
     """The vector phase's rate and time left, from the writer's successive reports; each
     slice of the phase counts from zero again, so reports are summed across slices."""

@@ -43,13 +43,17 @@ class FilterScope:
         self.button.setText(f"{words}  ✕")
         self.button.setToolTip(f"Searching only: {words}. Click to search everything.")
 
-    def show_outcome(self, outcome: FilterOutcome, direct: int) -> None:
-        """Offer the search without the filters when they left (almost) nothing."""
+    def show_outcome(self, outcome: FilterOutcome, direct: int, matches: int | None) -> None:
+        """Offer the search without the filters when they left (almost) nothing: fewer than
+        `NEAR_EMPTY` hits, or none holding the query's words (`matches`, the keyword
+        matches under the filters), while the query has more without them."""
         unfiltered = outcome.without_filters or 0
         words = self.filters.describe()
-        offer = bool(words) and direct < NEAR_EMPTY and unfiltered > direct
+        narrow = direct < NEAR_EMPTY or not matches
+        offer = bool(words) and narrow and unfiltered > (matches or 0)
         self.widen.setVisible(offer)
         if offer:
             shown = plural(direct, "hit")
-            matches = plural(unfiltered, "keyword match", "keyword matches")
-            self.widen.setText(f"{shown} under {words}. Search without filters: {matches}")
+            held = "" if direct < NEAR_EMPTY else ", none with the query's words"
+            total = plural(unfiltered, "keyword match", "keyword matches")
+            self.widen.setText(f"{shown} under {words}{held}. Search without filters: {total}")

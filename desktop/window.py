@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from desktop import theme
 from desktop.formatting import keyword_matches, line_of, status_text
 from desktop.opener import Opener
-from desktop.progress import EMBEDDING, WorkState
+from desktop.progress import WorkState, progress_words
 from desktop.requests import SearchAnswer, SearchRequest
 from desktop.tasks import Tasks
 from desktop.window_layout import WindowLayout
@@ -223,7 +223,7 @@ class SearchWindow(WindowLayout, QWidget):
         matches = keyword_matches(answer.counts, answer.request.source_types)
         direct = sum(not r.related for r in hits)  # related context is not a hit
         self.status.setText(status_text(direct, matches, response.took_ms, response.mode))
-        self.scope.show_outcome(response.outcome.filters, direct)
+        self.scope.show_outcome(response.outcome.filters, direct, matches)
         if hits:
             self.body.setCurrentIndex(0)
             self.list.setCurrentIndex(self.model.index(0))
@@ -391,11 +391,5 @@ class SearchWindow(WindowLayout, QWidget):
             self.progress.setToolTip(state.describe())
         # In words beside the bar: the files read, then the vectors filling in behind (keyword
         # search works meanwhile) with the time left.
-        embedding = state.label == EMBEDDING
-        files = bool(state.total) and state.label.startswith(("Reindexing", "Updating"))
-        self.progress.setTextVisible(embedding or files)
-        self.progress.setFixedWidth(260 if embedding or files else 120)
-        if embedding:
-            self.progress.setFormat(f"vectors %p% — {state.detail or 'starting'}")
-        elif files:
-            self.progress.setFormat(f"files {state.done:,} of {state.total:,}")
+        self.progress_words.setText(progress_words(state))
+        self.progress_words.setVisible(bool(self.progress_words.text()))

@@ -105,9 +105,12 @@ class WindowLayout:
         self.progress = QProgressBar(objectName="workProgress", textVisible=False)
         self.progress.setFixedWidth(120)
         self.progress.hide()
+        self.progress_words = QLabel(objectName="statusLine")  # the bar is too thin for them
+        self.progress_words.hide()
         footer = QHBoxLayout()
         footer.addWidget(self.status)
         footer.addWidget(self.progress)
+        footer.addWidget(self.progress_words)
         footer.addStretch(1)
         footer.addWidget(QLabel(HINTS, objectName="keyHints"))
         return footer

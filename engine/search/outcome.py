@@ -71,7 +71,8 @@ class Coverage:
 class FilterOutcome:
     """The filters a search applied, which of their names the index does not know, and how
     many keyword matches the query has without any filter (counted only when a filter is on
-    and the page came out near-empty, so a front end can offer the search without it)."""
+    and the page came out near-empty or without a keyword match, so a front end can offer
+    the search without it)."""
 
     source_types: tuple[str, ...] = ()
     since: str | None = None

@@ -298,7 +298,8 @@ class Searcher:
 
     def _filter_outcome(self, ctx: SearchContext, results: list[SearchResult]) -> FilterOutcome:
         """The filters applied; under a filter with fewer than `NEAR_EMPTY` hits on the
-        page, the query's keyword matches without any filter (one GROUP BY over the
+        page, or with no keyword match (the page is what the vectors found nearest), the
+        query's keyword matches without any filter (one GROUP BY over the
         match, engine/search/present/facets.py), so a front end can offer them."""
         asked, searched = ctx.inputs, ctx.filters
         from_query = ctx.dated is not None and self.config.query_dates == "filter"
@@ -308,7 +309,8 @@ class Searcher:
             types, people,
         )  # fmt: skip
         direct = sum(not r.related and r.source_type != PROFILE_TYPE for r in results)
-        if not applied.on or direct >= NEAR_EMPTY:
+        by_words = bool(ctx.retrieved.lists.get("bm25"))  # a keyword match under the filter
+        if not applied.on or (direct >= NEAR_EMPTY and by_words):
             return applied
         counts = facets.type_counts(
             self.conn, asked.query, prefix=ctx.prefix, stop_words=self.config.stop_words
