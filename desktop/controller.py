@@ -20,10 +20,10 @@ from desktop.tasks import Tasks
 from desktop.tray import Tray, maintenance_summary, reindex_summary, status_lines
 from desktop.welcome import WelcomePage
 from desktop.window import SearchWindow
-from engine.cli.discovery import shown
 from engine.index.reports import IndexStatus, MaintenanceResult
 from engine.records import IndexStats
 from engine.settings import Settings, SettingsError, default_config_path, load_settings
+from engine.text import shown
 
 REINDEX_AFTER = ("roots", "desktop.disabled_types", *EMBEDDER_KEYS)
 

@@ -38,11 +38,11 @@ from desktop.config_file import write_config
 from desktop.export_list import export_item, export_list
 from desktop.hotkey import to_display, to_pynput
 from desktop.survey import Survey
-from engine.cli.discovery import shown
 from engine.embedders import apikeys
 from engine.settings import Settings, default_config_path
 from engine.sources import PROFILE_TYPE
 from engine.sources import source_type as declared_type
+from engine.text import shown
 
 OPENAI_URL = "https://api.openai.com/v1"
 EMBEDDERS = (

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.cli.discovery import shown
 from engine.index.exports import Export, exports, skipped_summary
 from engine.index.routes import scan
 from engine.settings import Settings
+from engine.text import shown
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from desktop import theme
 from desktop.export_list import export_item, export_list
 from desktop.survey import Survey
 from desktop.tasks import Tasks
-from engine.cli.discovery import shown
+from engine.text import shown
 
 PITCH = (
     "Memex makes your chats, mail, meetings, notes and journals searchable in one place, "

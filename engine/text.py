@@ -9,7 +9,9 @@ character, so the rest of the text is kept and nothing raises later.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 REPLACEMENT = "\ufffd"
@@ -49,3 +51,11 @@ def has_surrogate_escape(json_text: str, start: int = 0, end: int | None = None)
     parsed value hold a lone surrogate, so only then is it worth walking."""
     found = _SURROGATE_ESCAPE.search(json_text, start, len(json_text) if end is None else end)
     return found is not None
+
+
+def shown(path: Path) -> str:
+    """A path as the user writes it: under the home folder as `~/…` (`memex discover`, the
+    welcome and Settings all say it so)."""
+    home = os.path.expanduser("~")
+    text = str(path)
+    return "~" + text[len(home) :] if home != "/" and (text + "/").startswith(home + "/") else text

@@ -4,7 +4,6 @@ what the walk skipped and why; `--files` lists each file."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -14,13 +13,7 @@ from engine.index.exports import Export, exports, skipped_summary
 from engine.index.routes import Discovery, Found, scan
 from engine.settings import Settings
 from engine.store import db
-
-
-def shown(path: Path) -> str:
-    """A path as the user writes it: under the home folder as `~/…`."""
-    home = os.path.expanduser("~")
-    text = str(path)
-    return "~" + text[len(home) :] if home != "/" and (text + "/").startswith(home + "/") else text
+from engine.text import shown
 
 
 def write_exports(told: Sequence[Export], discovery: Discovery, files: int, out: TextIO) -> None:
