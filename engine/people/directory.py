@@ -36,6 +36,7 @@ from engine.settings import Settings
 Shape = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[str, ...], tuple[str, ...]]
 SEEN_WITH = 5  # people a card lists as seen with most
 CROWD = 50  # a file naming more people than this (a big channel) says little of who is close
+OWNER_MIN_FILES = 3  # fewer conversations than this tell no owner apart
 
 
 def build_directory(
@@ -229,6 +230,18 @@ def _slug_order(person: Person) -> tuple[int, str, str]:
     return (0 if person.curated else 1, ids[0], name_key(person.name))
 
 
+def _owner(in_file: dict[str, set[int]]) -> int | None:
+    """The archive's owner, inferred: the one person in at least half of the conversations
+    (and in `OWNER_MIN_FILES` at least), more of them than anyone else; None when no one is."""
+    counts = Counter(i for present in in_file.values() for i in present)
+    ranked = counts.most_common(2)
+    if not ranked or ranked[0][1] < max(OWNER_MIN_FILES, len(in_file) / 2):
+        return None
+    if len(ranked) > 1 and ranked[1][1] == ranked[0][1]:
+        return None  # two as present as each other: neither is told apart as the owner
+    return ranked[0][0]
+
+
 def _with_seen_with(people: list[Person], groups: list[list[Sighting]]) -> list[Person]:
     in_file: dict[str, set[int]] = defaultdict(set)
     for index, group in enumerate(groups):
@@ -236,10 +249,11 @@ def _with_seen_with(people: list[Person], groups: list[list[Sighting]]) -> list[
             if s.source_file and s.source_type not in NOT_CONVERSATIONS:
                 in_file[s.source_file].add(index)
     together: dict[int, Counter[int]] = defaultdict(Counter)
+    owner = _owner(in_file)  # in every chat of theirs: "seen with" no one because of it
     for present in in_file.values():
         if len(present) <= CROWD:
             for a in present:
-                together[a].update(present - {a})
+                together[a].update(present - {a, owner})
     out = []
     for index, person in enumerate(people):
         counts = together[index]
