@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.cli.common import EXIT_OK, EXIT_USAGE, CliError, Parser, add_common
-from engine.cli.discovery import shown
 from engine.settings import SettingsError, default_config_path, read_config
 from engine.settings.config_writer import write_config
+from engine.text import shown
 
 NEXT_STEP = "next: 'memex reindex' indexes it ('memex discover' first shows what it holds)"
 

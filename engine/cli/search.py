@@ -20,7 +20,6 @@ from engine.cli.common import (
     index_exit_code,
     settings_from,
 )
-from engine.cli.discovery import shown
 from engine.core import read_people
 from engine.index import recovery
 from engine.people import carded
@@ -28,6 +27,7 @@ from engine.records import SearchResult
 from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
 from engine.settings import Settings
 from engine.store import db
+from engine.text import shown
 from engine.warm.argv import END_OF_OPTIONS, FREE_TEXT_FLAGS
 
 COMMAND_NAMES = (
