@@ -73,7 +73,7 @@ class Mention:
 class Conversation:
     """A file a person took part in, as their card lists it (the latest first)."""
 
-    title: str  # readable: the file's stem, or its chat's folder for a day file
+    title: str  # the chat's, channel's or mail's own name; else the file's stem or folder
     source_file: str
     source_type: str
     last: str | None = None  # ISO date or datetime of their last message there

@@ -132,6 +132,7 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (chunks.set_search_text_sql, ()),
     (chunks.seqs_where_sql, (CHUNK_FILTER,)),
     (chunks.max_seq_sql, ()),
+    (chunks.latest_title_sql, ()),
     (chunks.count_per_type_sql, ()),
     (chunks.has_type_sql, ()),
     (chunks.count_orphans_sql, ()),

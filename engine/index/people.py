@@ -17,7 +17,9 @@ honours at once. A changed people file is rebuilt at once by every run.
 from __future__ import annotations
 
 import json
+import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import apsw
@@ -25,9 +27,16 @@ import apsw
 from engine.index.indexer import Indexer
 from engine.people import directory, load_people
 from engine.people.curated import people_file_errors
+from engine.records import Person
 from engine.settings import Settings
 from engine.store import db
 from engine.store import people as people_store
+from engine.store.sql import chunks as chunks_sql
+
+# A chat window's title ends with its day ("Raj Patel · 2024-03-14"): the conversation's
+# title is the part before it.
+_DATED = re.compile(r"\s*·\s*\d{4}-\d{2}-\d{2}[^·]*$")
+_ARCHIVE_MARK = re.compile(r"\.zip!", re.IGNORECASE)
 
 SIGNATURE_KEY = "people_file_signature"  # meta: the people files as the last build saw them
 SECONDS_KEY = "people_build_seconds"  # meta: what the last build took
@@ -66,10 +75,35 @@ def rebuild(conn: apsw.Connection, settings: Settings, signature: str) -> int:
     with db.transaction(conn):
         mentions = people_store.all_mentions(conn)
         built = directory.build_directory(mentions, load_people(settings), settings)
-        people_store.write_directory(conn, built)
+        people_store.write_directory(conn, with_data_titles(conn, built))
         db.set_meta(conn, SIGNATURE_KEY, signature)
         db.set_meta(conn, SECONDS_KEY, repr(time.perf_counter() - started))
     return len(built)
+
+
+def with_data_titles(conn: apsw.Connection, people: list[Person]) -> list[Person]:
+    """Each card's latest conversations titled from the data: the newest chunk's title of
+    the file (the chat's or channel's name, the participants, the mail's subject), without
+    the window's date or an archive's `.zip!`; the file's own name when it has none."""
+    files = {c.source_file for p in people for c in p.conversations}
+    titles = {f: title for f in sorted(files) if (title := _data_title(conn, f))}
+    return [
+        replace(
+            p,
+            conversations=tuple(
+                replace(c, title=titles.get(c.source_file, c.title)) for c in p.conversations
+            ),
+        )
+        if p.conversations
+        else p
+        for p in people
+    ]
+
+
+def _data_title(conn: apsw.Connection, source_file: str) -> str:
+    row = conn.execute(chunks_sql.latest_title_sql(), (source_file,)).fetchone()
+    title = _ARCHIVE_MARK.sub("", _DATED.sub("", str(row[0]) if row else "")).strip()
+    return title
 
 
 def recently_built(conn: apsw.Connection, now: float) -> bool:

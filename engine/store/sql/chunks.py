@@ -281,6 +281,15 @@ def count_embedded_sql() -> str:
     return "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
 
 
+def latest_title_sql() -> str:
+    """The title of a file's newest chunk that has one (a chat's name, a channel, a mail's
+    subject): what its people's cards call that conversation."""
+    return (
+        "SELECT title FROM chunks WHERE source_file = ? AND title != '' "
+        "ORDER BY content_date DESC LIMIT 1"
+    )
+
+
 def count_per_type_sql() -> str:
     """(source_type, chunks), most first."""
     return "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"
