@@ -36,7 +36,8 @@ def reindex_summary(stats: IndexStats) -> str:
         f"{stats.deleted_chunks} removed, in {stats.seconds:.1f} s"
     )
     if stats.errors:
-        text += f"; {len(stats.errors)} file(s) could not be read"
+        # Some were indexed all the same (a broken front matter): Status tells which.
+        text += f"; {len(stats.errors)} file(s) with a problem (Status… says which)"
     return text
 
 

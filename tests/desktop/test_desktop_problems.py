@@ -48,3 +48,12 @@ def test_the_advice_follows_what_the_problem_is_about() -> None:
     )
     assert "password" in advice("encrypted PDF: it needs a password to be read")
     assert advice("something nobody foresaw") == GENERAL
+
+
+def test_the_reindex_notice_counts_problems_without_calling_them_unread() -> None:
+    from desktop.tray import reindex_summary
+    from engine.records import IndexStats
+
+    stats = IndexStats(files=3, chunks=4, errors=(("/n/trip.md", "line 1: front matter …"),))
+    text = reindex_summary(stats)
+    assert "1 file(s) with a problem (Status… says which)" in text and "could not" not in text
