@@ -4,7 +4,8 @@ Python strings may hold lone surrogates (U+D800–U+DFFF) that no UTF-8 encoder 
 and file names decoded with surrogateescape (b"caf\\xe9" on a Latin-1 terminal arrives as
 "caf\\udce9"), JSON's "\\ud800" escape, a mail header with raw bytes. Every such string is
 made safe once, where it enters: each lone surrogate becomes U+FFFD, the replacement
-character, so the rest of the text is kept and nothing raises later.
+character, so the rest of the text is kept and nothing raises later. And `shown`: a path
+as the user writes it (`~/…`), as every front end shows one.
 """
 
 from __future__ import annotations
