@@ -150,6 +150,35 @@ def no_answer(data: dict[str, Any]) -> str:
     )
 
 
+def languages(data: dict[str, Any]) -> str:
+    """Per language: top 3 in keyword and default mode, MRR@10, detection; the nonsense set."""
+    rows = []
+    for name, v in data["languages"].items():
+        d = v["detection"]
+        rows.append([
+            name, v["queries"], v["bm25"]["top3"], v["hybrid"]["top3"], v["hybrid"]["mrr@10"],
+            d["chunks_right"], d["messages_right"], d["us_per_message"],
+        ])  # fmt: skip
+    table = markdown_table(
+        ["language", "queries", "top 3, keyword", "top 3, default", "MRR@10, default",
+         "chunks' language right", "messages alone right", "µs a message"],
+        rows,
+    )  # fmt: skip
+    missed = [
+        f"{name} `{m['query']}` ({m['kind']}, {m['mode']}: "
+        f"{'rank ' + str(m['rank']) if m['rank'] else 'not in the top 10'})"
+        for name, v in data["languages"].items()
+        for m in v["missed"]
+    ]
+    n = data["nonsense"]
+    shares = markdown_table(
+        ["nonsense queries, share with ≤ 1 hit (default mode)", "share"],
+        [["the layer of eleven languages", n["this_layer"]], ["the demo layer", n["demo_layer"]]],
+    )
+    missed_text = "Missed: " + "; ".join(missed) + "." if missed else "Nothing missed."
+    return f"{table}\n\n{missed_text}\n\n{n['queries']} nonsense queries:\n\n{shares}"
+
+
 SECTIONS = [
     Section(
         "Cross-validated constants: the relevance headline",
@@ -177,6 +206,13 @@ SECTIONS = [
         "personal",
         personal,
         ".venv/bin/python -m bench.personal --modes",
+        PART,
+    ),
+    Section(
+        "Languages: inflections, words inside runs, nonsense in other scripts",
+        "languages",
+        languages,
+        ".venv/bin/python -m bench.languages",
         PART,
     ),
     Section(
