@@ -124,8 +124,16 @@ class Detector:
         ]
 
 
-_SCRIPTS = (("HANGUL", "ko"), ("HIRAGANA", "ja"), ("KATAKANA", "ja"), ("CJK", "zh"))
-_SCRIPTS += (("CYRILLIC", "ru"), ("GREEK", "el"), ("ARABIC", "ar"), ("HEBREW", "he"))
+_SCRIPTS: tuple[tuple[str, str], ...] = (
+    ("HANGUL", "ko"),
+    ("HIRAGANA", "ja"),
+    ("KATAKANA", "ja"),
+    ("CJK", "zh"),
+    ("CYRILLIC", "ru"),
+    ("GREEK", "el"),
+    ("ARABIC", "ar"),
+    ("HEBREW", "he"),
+)
 
 
 def _script_language(letters: Sequence[str]) -> str:
