@@ -5,7 +5,7 @@ from __future__ import annotations
 import apsw
 import pytest
 
-from engine.language import analyze, detect
+from engine.language import analyze, detect, syncope
 from engine.language.codes import CANDIDATES, STEMMERS, has_cjk, normalised
 from engine.store.sql.schema import TOKENIZER
 
@@ -50,12 +50,40 @@ def test_nordic_definite_forms_meet_their_bare_word() -> None:
         ("sv", "hyran", "hyra"),
         ("sv", "kontraktet", "kontrakt"),
         ("sv", "lösenordet", "lösenord"),
+        ("sv", "nyckeln", "nyckel"),
+        ("sv", "cykeln", "cykel"),
     ]
     for language, definite, bare in pairs:
         assert analyze.query_words(definite, language) == analyze.query_words(bare, language)
     # An ending that is part of the word stays: "station", "biljett".
     assert analyze.query_words("station", "sv") == analyze.query_words("stationen", "sv")
     assert analyze.query_words("biljett", "sv") == ["biljet"]
+
+
+def test_a_nordic_nouns_dropped_vowel_meets_its_other_stem() -> None:
+    # Each pair: the base form and an inflection that drops its last "e" (and a doubled
+    # consonant), which Snowball stems apart; each one's variants hold the other's stem.
+    pairs = [
+        ("sv", "nyckel", "nycklarna"),
+        ("sv", "fönster", "fönstren"),
+        ("sv", "vinter", "vintrar"),
+        ("no", "nøkkel", "nøklene"),
+        ("no", "sykkel", "sykler"),
+        ("da", "cykel", "cykler"),
+    ]
+    for language, base, inflected in pairs:
+        base_stem = " ".join(analyze.query_words(base, language))
+        other_stem = " ".join(analyze.query_words(inflected, language))
+        assert base_stem != other_stem  # what the variants are for
+        assert other_stem in syncope.variants(base, base_stem, language), (base, inflected)
+        assert base_stem in syncope.variants(inflected, other_stem, language), (inflected, base)
+
+
+def test_only_nordic_words_of_that_shape_get_variants() -> None:
+    assert syncope.variants("Regel", "regel", "de") == []  # not a syncopating language
+    assert syncope.variants("barn", "barn", "sv") == []  # no unstressed -el/-er/-en
+    assert syncope.variants("bok", "bok", "no") == []  # too short
+    assert syncope.variants("vinter", "vint", "sv") == ["vintr"]  # never the stem itself
 
 
 def test_english_is_left_to_fts5s_porter_and_needs_no_search_text() -> None:

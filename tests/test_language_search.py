@@ -31,6 +31,8 @@ FOUND = [
     ("ferje", "jobb.jsonl"),  # no: ferja
     ("biljett", "familjen.jsonl"),  # sv: biljetterna
     ("blomma", "familjen.jsonl"),  # sv: blommorna
+    ("cykel", "familjen.jsonl"),  # sv: cykeln
+    ("cyklarna", "familjen.jsonl"),  # sv: cykeln, the vowel "cykel" drops as it inflects
     ("Rechnungen", "wg.jsonl"),  # de: Rechnung
     ("Fahrrad", "wg.jsonl"),  # de: Fahrräder
     ("réserver", "amis.jsonl"),  # fr: réservé

@@ -27,7 +27,8 @@ from engine.store.sql import fts as fts_sql
 from engine.store.sql import meta as meta_sql
 from engine.store.sql import schema
 
-KEYWORD_FORMAT = "3"  # 1: FTS5 over the content itself, Porter only; 3: Nordic definite forms
+KEYWORD_FORMAT = "4"  # 1: FTS5 over the content itself, Porter only; 3: Nordic definite
+# forms; 4: Swedish "-eln" ("nyckeln" meets "nyckel")
 FORMAT_KEY = meta_sql.KEYWORD_FORMAT_KEY
 SETTING_KEY = meta_sql.KEYWORD_SETTING_KEY
 PRESENT_KEY = meta_sql.LANGUAGES_KEY

@@ -160,8 +160,8 @@ def _definite(word: str, stem: str, suffixes: Sequence[str], stems: Stemmer.Stem
         rest = word[: -len(suffix)]
         if not word.endswith(suffix) or len(rest) < MIN_STEM:
             continue
-        if suffix == "n" and rest[-1] not in "ae":
-            continue  # Swedish "-n" follows the vowel of "hyra", "pojke"; not "station"
+        if suffix == "n" and rest[-1] not in "ae" and not rest.endswith("el"):
+            continue  # Swedish "-n" follows "hyra", "pojke", "nyckel"; not "station"
         shorter = str(stems.stemWord(rest))
         return shorter if len(shorter) < len(stem) else stem
     return stem

@@ -4,11 +4,13 @@ A chunk's words are indexed in its own language's forms (engine/language/analyze
 query does not say its language, and a word is often a word in several ("gift", "hus"). So
 each query term is written in each language the index's chunks are in (`meta.languages`,
 engine/index/keyword_format.py): stemmed by that language's Snowball stemmer, a run of Han,
-Kana or Hangul cut into its pairs (each pair one term, as a word is). The forms of one word
-are OR-ed as terms of their own: a form the index does not hold is dropped when another
-form of the word is there, since it matches nothing and would only lower the share of the
-query a chunk holds (engine/search/retrieve/keyword_share.py); when no form is there, the
-first stays, so a word absent from the index still counts as missing, in every script.
+Kana or Hangul cut into its pairs (each pair one term, as a word is), a Nordic noun's other
+stem beside its own ("nyckl" of "nycklarna" beside "nyckel", engine/language/syncope.py).
+The forms of one word are OR-ed as terms of their own: a form the index does not hold is
+dropped when another form of the word is there, since it matches nothing and would only
+lower the share of the query a chunk holds (engine/search/retrieve/keyword_share.py); when
+no form is there, the first stays, so a word absent from the index still counts as missing,
+in every script.
 
 An index of English only gets the query's terms as they were (English is stemmed by FTS5's
 porter, over the text itself).
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 
 import apsw
 
+from engine.language import syncope
 from engine.language.analyze import query_words
 from engine.language.codes import ENGLISH, has_cjk
 from engine.search.query.fts import match_expression, query_terms
@@ -63,7 +66,10 @@ def words_of(term: str, langs: Sequence[str]) -> list[list[str]]:
         return [[term]]
     if has_cjk(term):
         return [[w] for w in query_words(term, ENGLISH)]
-    forms = [" ".join(query_words(term, lang)) or term for lang in langs]
+    forms = []
+    for lang in langs:
+        stem = " ".join(query_words(term, lang)) or term
+        forms += [stem, *syncope.variants(term, stem, lang)]
     if ENGLISH not in langs:
         forms.insert(0, term)  # as written: an index made before languages holds it so
     return [list(dict.fromkeys(forms))]
