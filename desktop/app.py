@@ -6,22 +6,46 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 from desktop.instance import InstanceServer, send, socket_name
-from engine.cli.common import CliError, settings_from
-from engine.cli.search import search_parser
-from engine.cli.warm import BackgroundServer
+from engine.app_api import BackgroundServer, SettingsError, option_overrides, settings_from_options
 
 _QUIET = ("This plugin does not support", "QFont::setPixelSize")
+EXIT_USAGE = 2  # as the CLI's (engine/cli/common.py): a bad flag or config value
+
+
+class UsageError(Exception):
+    """A flag the app does not take, or one without its value: one sentence, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:
+        raise UsageError(f"{message} (see 'memex --help')")
+
+
+def app_parser() -> argparse.ArgumentParser:
+    """The options `memex` takes when it opens the app (engine/entry.py, `wants_gui`):
+    the index's `--root`/`--db`/`--config`, `--toggle`, and the self-test's own."""
+    p = _Parser(prog="memex", add_help=False)
+    p.add_argument("--root", action="append", metavar="DIR")
+    p.add_argument("--db", metavar="FILE")
+    p.add_argument("--config", metavar="FILE")
+    p.add_argument("--toggle", action="store_true")
+    p.add_argument("--self-test", action="store_true")
+    p.add_argument("--screenshot", metavar="FILE")
+    p.add_argument("--query", metavar="Q")
+    p.add_argument("--source", action="append", metavar="TYPE")
+    p.add_argument("--person", action="append", metavar="NAME")
+    return p
 
 
 def _qt_messages(kind: QtMsgType, _context: Any, message: str) -> None:
@@ -43,14 +67,9 @@ def make_app() -> QApplication:
     return QApplication([sys.argv[0] if sys.argv else "memex"])
 
 
-def overrides_from(args: Any) -> dict[str, Any]:
+def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
     """The --root/--db flags, kept so that reloading the settings keeps them."""
-    overrides: dict[str, Any] = {}
-    if args.root:
-        overrides["roots"] = [str(Path(r).expanduser().resolve()) for r in args.root]
-    if args.db:
-        overrides["db"] = str(Path(args.db).expanduser().resolve())
-    return overrides
+    return option_overrides(args.root, args.db)
 
 
 def _quit_on_signals(app: QApplication) -> QTimer:
@@ -81,15 +100,15 @@ def _instance_server(name: str) -> InstanceServer:
 
 def main(argv: Sequence[str]) -> int:
     try:
-        args = search_parser().parse_args(list(argv))
+        args = app_parser().parse_args(list(argv))
         if args.self_test:
             from desktop.selftest import run_self_test
 
             return run_self_test(args)
-        settings = settings_from(args)
-    except CliError as exc:
+        settings = settings_from_options(args.root, args.db, args.config)
+    except (UsageError, SettingsError) as exc:
         sys.stderr.write(f"memex: {exc}\n")
-        return exc.code
+        return EXIT_USAGE
     app = make_app()
     name = socket_name(os.environ)
     if send(name, "toggle"):
@@ -105,7 +124,7 @@ def main(argv: Sequence[str]) -> int:
     if memex.window.welcoming:
         memex.window.summon()  # first run: the welcome leads to the first data folder
     ticker = _quit_on_signals(app)
-    # `memex --search` is answered by this process's warm engine (engine/cli/warm.py).
+    # `memex --search` is answered by this process's warm engine (engine/app_api.py).
     searches = BackgroundServer(lambda: memex.tasks.engine, settings, _note)
     searches.start()
     sys.stderr.write(f"memex: running (instance {name})\n")

@@ -50,11 +50,10 @@ def _wait(app: Any, done: Callable[[], bool], what: str, timeout: float = TIMEOU
 
 def _settings(args: Any) -> tuple[Any, Path | None]:
     """The configured settings, or demo settings on a fresh temp folder (and that folder)."""
-    from engine.cli.common import settings_from
     from engine.resources import demo_dir
-    from engine.settings import load_settings
+    from engine.settings import load_settings, settings_from_options
 
-    settings = settings_from(args)
+    settings = settings_from_options(args.root, args.db, args.config)
     if settings.roots and settings.db_path.exists():
         if _is_demo(settings, demo_dir()):
             settings = replace(settings, now=DEMO_TODAY)  # dates read as the demo means them

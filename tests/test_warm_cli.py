@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from engine import __version__
-from engine.cli.warm import BackgroundServer, SearchService, search_server
+from engine.app_api import BackgroundServer
+from engine.cli.warm import SearchService, search_server
 from engine.core import Engine
 from engine.settings import Settings, load_settings
 from engine.warm import argv as warm_argv

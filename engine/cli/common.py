@@ -16,7 +16,7 @@ from typing import Any, TextIO
 import apsw
 
 from engine.records import IndexStats
-from engine.settings import Settings, SettingsError, load_settings
+from engine.settings import Settings, SettingsError, settings_from_options
 from engine.store import db
 
 EXIT_OK, EXIT_USAGE, EXIT_NO_INDEX, EXIT_UNUSABLE = 0, 2, 3, 4
@@ -48,14 +48,10 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    """Settings from the config file and environment, then the common options."""
-    overrides: dict[str, Any] = {}
-    if args.root:
-        overrides["roots"] = [str(Path(r).expanduser().resolve()) for r in args.root]
-    if args.db:
-        overrides["db"] = str(Path(args.db).expanduser().resolve())
+    """Settings from the config file and environment, then the common options
+    (`engine.settings.settings_from_options`, which the desktop app reads them with too)."""
     try:
-        return load_settings(args.config, **overrides)
+        return settings_from_options(args.root, args.db, args.config)
     except SettingsError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
 

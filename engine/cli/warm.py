@@ -1,10 +1,10 @@
 """The warm process's side of `memex --search`: answer it with a warm Engine.
 
 `search_server(engine_of, db_path)` makes the `WarmServer` (engine/warm/server.py) that
-`memex watch` and the desktop app run; `SearchService` answers each request exactly as the
-one-shot path (`engine.cli.search.cmd_search`) would have: the same parser, the same error
-sentences and exit codes, the same printing, into strings the client writes out. What it
-cannot answer the same way (another identity, a command, `--help`, an unexpected error:
+`memex watch` and the desktop app (through `engine.app_api.BackgroundServer`) run;
+`SearchService` answers each request exactly as the one-shot path
+(`engine.cli.search.cmd_search`) would have: the same parser, the same error sentences and
+exit codes, the same printing, into strings the client writes out. What it cannot answer the same way (another identity, a command, `--help`, an unexpected error:
 a damaged page, an engine closed by a settings change) it declines, and the client runs the
 one-shot path, which then says it in its own words.
 """
@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import io
 import os
-import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -216,41 +215,3 @@ class WarmEngine:
         if self.server is not None:
             self.server.close()
         self.engine.close()
-
-
-class BackgroundServer:
-    """`serve` on a worker thread, for a front end whose own thread must not wait (the
-    desktop app's GUI thread); `close` waits for the start, then closes the server."""
-
-    def __init__(
-        self,
-        engine_of: Callable[[], Engine],
-        settings: Settings,
-        on_notice: Callable[[str], None],
-    ) -> None:
-        self.server: WarmServer | None = None
-        self._thread = threading.Thread(
-            target=self._start,
-            args=(engine_of, settings, on_notice),
-            name="memex-warm-start",
-            daemon=True,
-        )
-
-    def _start(
-        self,
-        engine_of: Callable[[], Engine],
-        settings: Settings,
-        on_notice: Callable[[str], None],
-    ) -> None:
-        self.server = serve(engine_of, settings, on_notice)
-        if self.server is not None:
-            on_notice(f"answering searches at {self.server.address}")
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def close(self) -> None:
-        if self._thread.is_alive() or self._thread.ident is not None:
-            self._thread.join()
-        if self.server is not None:
-            self.server.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -265,6 +265,26 @@ def load_settings(
     return Settings(values=values, routes=routes, config_path=config_path, now=now)
 
 
+def option_overrides(roots: Sequence[str] | None, db: str | None) -> dict[str, Any]:
+    """A front end's `--root` (repeatable) and `--db` as `load_settings` overrides, each
+    path made absolute (`~` expanded) so that a reload from another folder keeps them."""
+    overrides: dict[str, Any] = {}
+    if roots:
+        overrides["roots"] = [str(Path(r).expanduser().resolve()) for r in roots]
+    if db:
+        overrides["db"] = str(Path(db).expanduser().resolve())
+    return overrides
+
+
+def settings_from_options(
+    roots: Sequence[str] | None, db: str | None, config: str | None
+) -> Settings:
+    """The Settings a front end's `--root`/`--db`/`--config` name: the config file and the
+    environment, then those options (the CLI and the desktop app read them alike).
+    Raises SettingsError with one sentence."""
+    return load_settings(config, **option_overrides(roots, db))
+
+
 def describe_settings() -> list[dict[str, str]]:
     """The declared settings, for docs and `memex status --settings`."""
     return [
@@ -298,5 +318,7 @@ __all__ = [
     "default_config_path",
     "describe_settings",
     "load_settings",
+    "option_overrides",
     "read_config",
+    "settings_from_options",
 ]
