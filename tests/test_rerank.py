@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from engine.search.hits import ChunkRow, Hit
+from engine.search.outcome import RerankMiss
 from engine.search.rerank import Reranker, RerankError, Scores
 from engine.search.rerank.http import endpoint, parse_scores, request_body
 from engine.search.rerank.stage import document_text, head_positions, reorder
@@ -170,16 +171,19 @@ def test_the_stage_makes_nothing_while_off_and_skips_an_empty_query() -> None:
     backend = ListBackend([])
     pool = [sent(1), sent(2)]
     off = stage(backend, [0.0], rerank__backend="off")
-    assert off.apply(pool, "q", []) is pool and off.backend is None
+    answer = off.apply(pool, "q")
+    assert answer.hits is pool and answer.miss is RerankMiss.OFF and off.backend is None
     on = stage(backend, [0.0])
-    assert on.apply(pool, "  ", []) is pool and on.made == []  # type: ignore[attr-defined]
+    answer = on.apply(pool, "  ")
+    assert answer.hits is pool and answer.miss is RerankMiss.EMPTY_QUERY
+    assert on.made == []  # type: ignore[attr-defined]
 
 
 def test_the_stage_sends_the_head_and_orders_by_the_scores() -> None:
     backend = ListBackend([{0: 0.1, 1: 0.8}])
     reranker = stage(backend, [0.0], rerank__depth=2)
-    out = reranker.apply([sent(1), sent(2), sent(7)], "query", [])
-    assert keys(out) == [2, 1, 7]
+    answer = reranker.apply([sent(1), sent(2), sent(7)], "query")
+    assert keys(answer.hits) == [2, 1, 7] and answer.miss is None and answer.said is None
     assert backend.calls == [("query", ["one\nfirst", "second"])]
 
 
@@ -187,25 +191,27 @@ def test_after_a_failure_the_stage_rests_then_tries_again() -> None:
     now = [100.0]
     backend = ListBackend([RerankError("the server is down"), {0: 0.1, 1: 0.8}])
     reranker = stage(backend, now, rerank__cooldown_seconds=30)
-    pool, warnings = [sent(1), sent(2)], []  # type: ignore[var-annotated]
-    assert reranker.apply(pool, "q", warnings) is pool
-    assert warnings == ["the server is down; results are not re-ranked."]
+    pool = [sent(1), sent(2)]
+    failed = reranker.apply(pool, "q")
+    assert failed.hits is pool and failed.miss is RerankMiss.FAILED
+    assert failed.said == "the server is down; results are not re-ranked."
     now[0] = 110.0
-    assert reranker.apply(pool, "q", warnings) is pool
-    assert len(backend.calls) == 1 and warnings[1].endswith(
-        "(next try in 20 s); results are not re-ranked."
-    )
+    resting = reranker.apply(pool, "q")
+    assert resting.hits is pool and resting.miss is RerankMiss.RESTING
+    assert len(backend.calls) == 1 and resting.said is not None
+    assert resting.said.endswith("(next try in 20 s); results are not re-ranked.")
     now[0] = 131.0
-    assert keys(reranker.apply(pool, "q", warnings)) == [2, 1]
-    assert len(backend.calls) == 2 and len(warnings) == 2
+    again = reranker.apply(pool, "q")
+    assert keys(again.hits) == [2, 1] and again.miss is None
+    assert len(backend.calls) == 2
     assert reranker.made == [1]  # type: ignore[attr-defined]
 
 
 def test_a_backend_that_cannot_be_made_is_a_warning_too() -> None:
     settings = load_settings(env={}, rerank__backend="onnx", rerank__model_path="")
-    warnings: list[str] = []
     pool = [sent(1)]
-    assert Reranker(settings).apply(pool, "q", warnings) is pool
-    assert warnings == [
+    answer = Reranker(settings).apply(pool, "q")
+    assert answer.hits is pool and answer.miss is RerankMiss.FAILED
+    assert answer.said == (
         "rerank.backend is onnx but rerank.model_path is empty; results are not re-ranked."
-    ]
+    )
