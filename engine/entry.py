@@ -69,11 +69,12 @@ def open_frontend(argv: Sequence[str], load_frontend: Callable[[], Frontend]) ->
 def run_cli(argv: Sequence[str]) -> int:
     """The warm `memex --search` if a running app or `memex watch` answers, else the CLI."""
     try:
-        # A running app or `memex watch` answers a search at once; the one-shot path
-        # loads numpy, onnxruntime and the model first (engine/warm/client.py).
+        # A running app, `memex watch` or a warm process an earlier search started answers
+        # a search at once; the one-shot path loads numpy, onnxruntime and the model first
+        # (engine/warm/client.py). None listening: one is started for the next search.
         from engine.warm.client import try_warm
 
-        code = try_warm(argv)
+        code = try_warm(argv, autostart=True)
         if code is not None:
             return code
         from engine.cli import main as cli_main

@@ -92,6 +92,9 @@ def private_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Any:
         patch.delenv("MEMEX_CONFIG", raising=False)
         patch.delenv("MEMEX_ROOT", raising=False)
         patch.delenv("MEMEX_DB", raising=False)
+        # No search under test starts a warm process that outlives it; the tests of that
+        # (tests/test_warm_autostart.py) turn it on for their own children.
+        patch.setenv("MEMEX_NO_AUTOSTART", "1")
         yield home
 
 

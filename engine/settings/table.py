@@ -489,6 +489,23 @@ SETTINGS: tuple[Setting, ...] = (
         "HTTP re-rank server (llama.cpp, text-embeddings-inference, Jina, Cohere) or an ONNX "
         "model folder. Off by default: no cross-encoder ships in a package.",
         choices=("off", "http", "onnx"),
+    Setting(
+        "search.warm_autostart",
+        bool,
+        True,
+        "A `memex --search` that finds no warm process for its index answers one-shot and "
+        "starts one in the background, so the next search answers warm (off, or "
+        "MEMEX_NO_AUTOSTART=1: only the app and `memex watch` answer warm).",
+    ),
+    Setting(
+        "search.warm_idle_minutes",
+        float,
+        10.0,
+        "A warm process `memex --search` started exits after this many minutes without a "
+        "search (0: none is started). The app and `memex watch` serve until they stop.",
+        low=0,
+        high=10_000,
+    ),
     ),
     Setting(
         "rerank.depth",

@@ -7,7 +7,8 @@ a decline or any error — then the caller runs the one-shot path as if nothing 
 A socket, folder or process that is another user's gets nothing at all: one line on stderr
 says why, and the one-shot path answers (engine/warm/trust.py).
 MEMEX_NO_WARM=1 or `search.warm_cli = false` turn it off; MEMEX_WARM_DEBUG=1 adds one
-line on stderr naming the process that answered.
+line on stderr naming the process that answered (or that this search started: the console
+script asks `try_warm` to start one when none listens, engine/warm/autostart.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO
 
 from engine.warm import argv as cli_argv
+from engine.warm.autostart import start_server
 from engine.warm.identity import cli_settings, identity
 from engine.warm.protocol import MAX_REPLY_BYTES, PROTOCOL, ProtocolError, parse, send
 from engine.warm.runtime import address_for, connect
@@ -36,11 +38,15 @@ EXIT_INTERRUPTED = 130  # engine.cli.common.EXIT_INTERRUPTED (that module loads 
 EXIT_BROKEN_PIPE = 141  # engine.cli.stdio.EXIT_BROKEN_PIPE
 
 
-def try_warm(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int | None:
-    """The exit code of a warm answer, written out; None to run the one-shot path."""
+def try_warm(
+    argv: Sequence[str], env: Mapping[str, str] | None = None, autostart: bool = False
+) -> int | None:
+    """The exit code of a warm answer, written out; None to run the one-shot path.
+    `autostart`: when no warm process serves this index, start one for the next search
+    (engine/warm/autostart.py; the console script asks for it, in-process callers do not)."""
     env = os.environ if env is None else env
     try:
-        reply = ask(argv, env)
+        reply = ask(argv, env, autostart)
         if reply is None:
             return None
         return write_reply(reply, env)
@@ -53,8 +59,11 @@ def enabled(env: Mapping[str, str]) -> bool:
     return env.get(ENV_OFF, "").strip().lower() in ("", "0", "false", "no")
 
 
-def ask(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any] | None:
-    """The server's reply to this search, or None (not for the warm path, or no answer)."""
+def ask(
+    argv: Sequence[str], env: Mapping[str, str], autostart: bool = False
+) -> dict[str, Any] | None:
+    """The server's reply to this search, or None (not for the warm path, or no answer;
+    with `autostart`, a warm process started when none listens)."""
     glued = cli_argv.glue_values(argv)
     if not enabled(env) or not cli_argv.is_plain_search(glued):
         return None
@@ -63,11 +72,19 @@ def ask(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any] | None:
         return None
     try:  # a bad config or flag: the one-shot path says so, in its own words
         settings = cli_settings(common.root, common.db, common.config)
-        if not settings.search.warm_cli:
-            return None
+    except Exception:
+        return None
+    if not settings.search.warm_cli:
+        return None
+    ours = identity(settings, env)
+    try:
         sock, token = connect(address_for(settings.db_path, env), CONNECT_TIMEOUT_SECONDS)
     except Untrusted as exc:
         sys.stderr.write(f"memex: not asking the warm process: {exc}; answering one-shot\n")
+        return None
+    except (FileNotFoundError, ConnectionRefusedError):  # none listens (or a stale socket)
+        if autostart:
+            started(start_server(settings, common, ours, env), env)
         return None
     except Exception:
         return None
@@ -75,13 +92,19 @@ def ask(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any] | None:
         "memex": PROTOCOL,
         "op": "search",
         "version": _version(),
-        "identity": identity(settings, env),
+        "identity": ours,
         "argv": list(argv),
         "common": common.as_json(),
         "cwd": _cwd(),  # where the server reads this argv's relative --root/--db/--config
         "token": token,
     }
     return exchange(sock, request)
+
+
+def started(pid: int | None, env: Mapping[str, str]) -> None:
+    """MEMEX_WARM_DEBUG's line for a warm process this search started."""
+    if pid is not None and env.get(ENV_DEBUG):
+        sys.stderr.write(f"memex: started the warm process {pid} for the next search\n")
 
 
 def exchange(sock: socket.socket, request: dict[str, Any]) -> dict[str, Any] | None:

@@ -2,7 +2,8 @@
 
 The socket is named by the index file's resolved path; the identity, checked in every
 request, is a hash of everything a search's output depends on: every setting's value except
-the watcher's, the desktop's and maintenance's (`IGNORED`), the routes, the index file and
+the watcher's, the desktop's and maintenance's (`IGNORED`) and a warm process's lifetime
+(`LIFETIME`), the routes, the index file and
 roots as resolved paths, the fixed clock of tests, and the environment variables this
 search reads besides the settings (`answer_env`: TZ, since dates in queries are read on the
 local clock; with the OpenAI-compatible embedder or the HTTP re-ranker, their API keys and
@@ -33,6 +34,7 @@ from typing import Any
 from engine.settings import Settings, load_settings
 
 IGNORED = ("watch.", "desktop.", "maintenance.")  # read by no search
+LIFETIME = ("search.warm_autostart", "search.warm_idle_minutes")  # when a server runs, not what
 NETWORK_ENV = (
     *("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"),
     *("http_proxy", "https_proxy", "all_proxy", "no_proxy"),
@@ -51,7 +53,7 @@ def identity(settings: Settings, env: Mapping[str, str]) -> str:
         "values": {
             k: v
             for k, v in settings.values.items()
-            if not k.startswith(IGNORED) and k not in RESOLVED
+            if not k.startswith(IGNORED) and k not in RESOLVED and k not in LIFETIME
         },
         "routes": [asdict(r) for r in settings.routes],
         "db": str(settings.db_path.resolve()),
