@@ -1,16 +1,23 @@
 """Warm CLI: `memex --search` answered by a running `memex watch` vs the one-shot.
 
-    .venv/bin/python -m bench.warm_cli [--runs 21] [--chunks 10000 100000] [--quiet-load L]
+    .venv/bin/python -m bench.warm_cli [--runs 21] [--in-a-row 20] [--chunks 10000 100000]
+        [--quiet-load L]
 
-On the demo index (built once into bench/out/warm_cli-run/demo/) and on a copy of the 10k
-perf index (bench/out/perf-10000-*/memex.db, its layer read in place), times the wall clock
-of whole `memex … --search Q --json` child processes, median of `--runs` each:
+On the demo index (built once into bench/out/warm_cli-run/demo/) and on copies of the perf
+indexes `--chunks` names (bench/out/perf-<n>-*/memex.db, their layers read in place), times
+the wall clock of whole `memex … --search Q --json` child processes, median of `--runs` each:
 
 - one-shot: MEMEX_NO_WARM=1, the path without a socket (numpy, onnxruntime, the model, a
   vec0 scan);
 - nothing running: the client tries the socket, finds none and runs the one-shot path;
 - warm: a `memex watch` on the same index answers over its socket (each answer checked
   through MEMEX_WARM_DEBUG's stderr line), its output compared with the one-shot's.
+
+Then `--in-a-row` searches one after the other, as a script or a launcher makes them, twice:
+with auto-start off (each one-shot), and with it on from nothing running (the first answers
+one-shot and starts a warm process, the next ones are answered by it once it listens); the
+total after the first of each, and the answers compared query by query. The warm process is
+stopped afterwards. Every other figure runs with MEMEX_NO_AUTOSTART=1.
 
 Every child runs with its XDG folders in bench/out/warm_cli-run/, never the user's.
 Writes bench/out/warm_cli.json.
@@ -19,6 +26,7 @@ Writes bench/out/warm_cli.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -36,12 +44,15 @@ from bench.common import OUT, add_quiet_load, machine, markdown_table, wait_for_
 WORK = OUT / "warm_cli-run"
 QUERIES = ("standup time", "Jonas birthday", "board game night", "budget review")
 ANSWERED = re.compile(rb"memex: answered by the warm process (\d+)")
+STARTED = re.compile(rb"memex: started the warm process (\d+)")
+NO_AUTOSTART = "MEMEX_NO_AUTOSTART"
 XDG = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR")
 
 
 def private_env() -> dict[str, str]:
     """The children's environment: every XDG folder inside WORK (runtime: 0700)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEX_")}
+    env[NO_AUTOSTART] = "1"  # the figures of a process per search; `in_a_row` turns it on
     for name in XDG:
         folder = WORK / "xdg" / name.lower()
         folder.mkdir(parents=True, exist_ok=True)
@@ -148,12 +159,60 @@ def same_output(args: list[str], env: dict[str, str]) -> bool:
     )
 
 
-def measure(name: str, args: list[str], env: dict[str, str], runs: int) -> dict[str, Any]:
-    """The three figures for one index."""
+def series(args: list[str], env: dict[str, str], count: int) -> dict[str, Any]:
+    """`count` searches one after the other: each wall time, which were answered warm, the
+    warm process the first one started (if any), and each answer."""
+    walls, warm, outputs, started = [], [], [], None
+    for n in range(count):
+        wall, out, err = run_search(args, QUERIES[n % len(QUERIES)], env)
+        walls.append(round(wall, 4))
+        warm.append(bool(ANSWERED.search(err)))
+        outputs.append(timeless(out))
+        found = STARTED.search(err)
+        started = int(found.group(1)) if found and started is None else started
+    after_first = walls[1:]
+    return {
+        "walls_s": walls,
+        "first_s": walls[0],
+        "total_after_first_s": round(sum(after_first), 3),
+        "median_after_first_s": round(statistics.median(after_first), 4),
+        "answered_warm": sum(warm),
+        "first_warm": warm.index(True) + 1 if any(warm) else None,
+        "started_pid": started,
+        "outputs": outputs,
+    }
+
+
+def stop_process(pid: int) -> None:
+    """SIGTERM a warm process a search started (not our child: poll until it is gone)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 60
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def in_a_row(args: list[str], debug: dict[str, str], count: int) -> dict[str, Any]:
+    """`count` searches in a row with auto-start off, then on from nothing running."""
+    off = series(args, debug, count)
+    on_env = {k: v for k, v in debug.items() if k != NO_AUTOSTART}
+    on = series(args, on_env, count)
+    if on["started_pid"] is not None:
+        stop_process(on["started_pid"])
+    if off["answered_warm"] or on["started_pid"] is None:
+        raise SystemExit("auto-start off answered warm, or on started nothing")
+    same = off.pop("outputs") == on.pop("outputs")
+    return {"count": count, "autostart_off": off, "autostart_on": on, "same_output": same}
+
+
+def measure(name: str, args: list[str], env: dict[str, str], runs: int, row: int) -> dict[str, Any]:
+    """The figures for one index."""
     debug = {**env, "MEMEX_WARM_DEBUG": "1"}
     figures: dict[str, Any] = {"args": args}
     figures["one_shot"] = timed(args, {**debug, "MEMEX_NO_WARM": "1"}, runs, warm=False)
     figures["nothing_running"] = timed(args, debug, runs, warm=False)
+    if row:
+        figures["in_a_row"] = in_a_row(args, debug, row)
     watch = Watch(args, env, WORK / f"watch-{name}.log")
     try:
         for query in QUERIES:  # untimed: the server loads the model and the vectors
@@ -198,8 +257,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.warm_cli", description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=21, help="searches timed per figure (median)")
     p.add_argument("--rebuild", action="store_true", help="index the demo layer again")
+    p.add_argument("--in-a-row", type=int, default=20, help="searches one after another (0: none)")
     p.add_argument(
-        "--chunks", type=int, nargs="+", default=[10_000], help="perf index sizes (built)"
+        "--chunks", type=int, nargs="*", default=[], help="perf index sizes (built) beside the demo"
     )
     add_quiet_load(p)
     return p
@@ -216,8 +276,17 @@ def main(argv: list[str] | None = None) -> int:
     before = machine()
     figures: dict[str, Any] = {"python_start_s": interpreter_start(args.runs)}
     for name, index_args in indexes.items():
-        figures[name] = measure(name, index_args, env, args.runs)
+        figures[name] = measure(name, index_args, env, args.runs, args.in_a_row)
     print(table(figures))
+    for name, f in figures.items():
+        row = f.get("in_a_row") if isinstance(f, dict) else None
+        if row:
+            off, on = row["autostart_off"], row["autostart_on"]
+            print(
+                f"{name}: {row['count']} in a row, total after the first: auto-start off "
+                f"{off['total_after_first_s']:.2f} s, on {on['total_after_first_s']:.2f} s "
+                f"({on['answered_warm']} warm from search {on['first_warm']})"
+            )
     print(f"\nbare interpreter start: {figures['python_start_s']:.3f} s")
     write_figures("warm_cli", before, figures)
     return 0

@@ -223,6 +223,39 @@ def test_warm_cli_holds_each_index_and_the_interpreter_floor() -> None:
     assert "floor" not in speed.render_warm_cli(data)
 
 
+def test_warm_cli_in_a_row_beside_one_shot() -> None:
+    def series(total: float, warm: int) -> dict[str, Any]:
+        first = 2 if warm else None
+        return {
+            "first_s": 1.2,
+            "total_after_first_s": total,
+            "median_after_first_s": 0.1,
+            "answered_warm": warm,
+            "first_warm": first,
+        }
+
+    runs = {
+        "count": 20,
+        "autostart_off": series(17.5, 0),
+        "autostart_on": series(2.1, 19),
+        "same_output": True,
+    }
+    index = {
+        "one_shot": timed(0.9),
+        "nothing_running": timed(0.9),
+        "warm": timed(0.08),
+        "same_output": True,
+        "watch_rss_mb": 250.0,
+        "in_a_row": runs,
+    }
+    text = speed.render_warm_cli({"demo": index})
+    assert text.count("20 `memex --search") == 1
+    assert "**17.50 s**" in row(text, "demo, auto-start off") and "| 0 |" in text
+    assert "**2.10 s**" in row(text, "demo, auto-start on") and "19 (from search 2)" in text
+    del index["in_a_row"]
+    assert "auto-start" not in speed.render_warm_cli({"demo": index})
+
+
 def test_mcp_latency() -> None:
     data = {
         "mcp": {

@@ -279,7 +279,42 @@ def render_warm_cli(data: dict[str, Any]) -> str:
         rows.append(["floor: bare `python -c pass`", f"{start:.3f} s", "", "", "", ""])
     headers = ["index", "one-shot", "nothing running", "warm (`memex watch`)", "watch RSS"]
     table = markdown_table([*headers, "same output"], rows)
-    return f"{table}\n\nMedian of the runs, min–max in brackets."
+    text = f"{table}\n\nMedian of the runs, min–max in brackets."
+    in_a_row = render_in_a_row(data)
+    return f"{text}\n\n{in_a_row}" if in_a_row else text
+
+
+def render_in_a_row(data: dict[str, Any]) -> str:
+    """Searches one after another from a shell, auto-start off and on ('' if not run)."""
+    rows, count = [], 0
+    for name in [n for n in data if n == "demo" or n.startswith("perf-")]:
+        row = data[name].get("in_a_row")
+        if row:
+            count = row["count"]
+            rows += [
+                in_a_row_cells(f"{name}, auto-start {label}", row, key)
+                for label, key in (("off", "autostart_off"), ("on", "autostart_on"))
+            ]
+    if not rows:
+        return ""
+    headers = ["searches in a row", "the first", "all after the first", "median after it"]
+    table = markdown_table([*headers, "answered warm", "same output"], rows)
+    return (
+        f"{count} `memex --search … --json` one after the other, as a script makes them:\n\n{table}"
+    )
+
+
+def in_a_row_cells(label: str, row: dict[str, Any], key: str) -> list[str]:
+    f = row[key]
+    warm = f"{f['answered_warm']} (from search {f['first_warm']})" if f["answered_warm"] else "0"
+    return [
+        label,
+        f"{f['first_s']:.3f} s",
+        f"**{f['total_after_first_s']:.2f} s**",
+        f"{f['median_after_first_s']:.3f} s",
+        warm,
+        "yes" if row["same_output"] else "NO",
+    ]
 
 
 def render_mcp_latency(data: dict[str, Any]) -> str:
@@ -368,7 +403,7 @@ SECTIONS: list[Section] = [
         render_embed_overlap,
         "bench.embed_overlap --busy",
     ),
-    section("Warm CLI", "warm_cli", render_warm_cli, "bench.warm_cli --chunks 10000 100000"),
+    section("Warm CLI", "warm_cli", render_warm_cli, "bench.warm_cli --quiet-load 1.4"),
     section(
         "MCP: warm search latency",
         "mcp_latency",
