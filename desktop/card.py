@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import theme
+from desktop.formatting import plural
+from desktop.requests import CardCounts
 from engine.people.cards import source_label
 
 MAX_NOTES = 3
@@ -195,8 +197,11 @@ class ProfileCard(QFrame):
     def _name(self) -> str:
         return str(self.profile["name"]) if self.profile else ""
 
-    def show_profile(self, profile: dict[str, Any], only_on: bool) -> None:
-        """Fill the card from a profile result's dict and show it."""
+    def show_profile(
+        self, profile: dict[str, Any], only_on: bool, counts: CardCounts | None = None
+    ) -> None:
+        """Fill the card from a profile result's dict and show it; `counts`: the keyword
+        matches each action opens (desktop/card_counts.py), shown on its button."""
         self.profile = profile
         name = str(profile.get("name", ""))
         self.avatar.setPixmap(theme.avatar_pixmap(name, 52))
@@ -216,11 +221,19 @@ class ProfileCard(QFrame):
         self.milestones_title.setVisible(bool(milestones))
         self.timeline.setVisible(bool(milestones))
         self._set_data(profile)
+        self._set_actions(name, only_on, counts or CardCounts())
+        self.show()
+
+    def _set_actions(self, name: str, only_on: bool, counts: CardCounts) -> None:
         self.only.blockSignals(True)
-        self.only.setText(f"Only {name}")
+        self.only.setText(with_count(f"Only {name}", counts.only))
         self.only.setChecked(only_on)
         self.only.blockSignals(False)
-        self.show()
+        self.only.setToolTip(action_tip(f"This search, only where {name} is named", counts.only))
+        self.mentions.setText(with_count("All mentions", counts.all_mentions))
+        self.mentions.setToolTip(
+            action_tip(f"Everything that names {name}, any source, any time", counts.all_mentions)
+        )
 
     def _set_data(self, profile: dict[str, Any]) -> None:
         """What the people directory found: where they appear, first and last contact,
@@ -256,6 +269,18 @@ class ProfileCard(QFrame):
     def clear(self) -> None:
         self.profile = None
         self.hide()
+
+
+def with_count(label: str, count: int | None) -> str:
+    """ "All mentions · 244": the keyword matches the action's search will count."""
+    return label if count is None else f"{label} · {count}"
+
+
+def action_tip(what: str, count: int | None) -> str:
+    """What the action searches, and the keyword matches it will count."""
+    if count is None:
+        return what
+    return f"{what}: {plural(count, 'keyword match', 'keyword matches')}"
 
 
 def facts_text(profile: dict[str, Any]) -> str:

@@ -22,6 +22,15 @@ class SearchRequest:
 
 
 @dataclass(frozen=True)
+class CardCounts:
+    """The keyword matches a person card's actions open (desktop/card_counts.py); None
+    when that search has no keyword to count."""
+
+    all_mentions: int | None = None
+    only: int | None = None
+
+
+@dataclass(frozen=True)
 class SearchAnswer:
     """A search's results, the chip counts and the person the query names (for the card)."""
 
@@ -30,3 +39,4 @@ class SearchAnswer:
     counts: dict[str, int] = field(default_factory=dict)
     error: str | None = None
     person: dict[str, Any] | None = None
+    card_counts: CardCounts = field(default_factory=CardCounts)

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import apsw
 from PySide6.QtCore import QObject, Signal
 
+from desktop.card_counts import card_counts, keyword_counts
 from desktop.progress import EmbeddingRate, WorkState
 from desktop.requests import SearchAnswer, SearchRequest
 from desktop.survey import Survey, survey_folder
@@ -36,7 +37,6 @@ from engine.index.watcher import Watcher
 from engine.index.writer import BatchResult, Writer
 from engine.records import IndexStats, Person, SearchResult
 from engine.search import Searcher
-from engine.search.present import facets
 from engine.search.present.neighbours import Neighbour, neighbours
 from engine.settings import Settings
 from engine.sources import PROFILE_TYPE
@@ -201,16 +201,8 @@ class Tasks(QObject):
             people=request.people or None,
             prefix=request.prefix,
         )
-        counts = facets.type_counts(
-            searcher.conn,
-            request.query,
-            matcher=searcher.matcher,
-            since=request.since,
-            until=request.until,
-            people=request.people,
-            prefix=request.prefix,
-            stop_words=self.settings.search.stop_words,
-        )
+        stop_words = self.settings.search.stop_words
+        counts = keyword_counts(searcher, request, stop_words)
         person = next(
             (r.profile for r in response.results if r.source_type == PROFILE_TYPE and r.profile),
             None,
@@ -218,7 +210,10 @@ class Tasks(QObject):
         if person is None:  # the engine leaves it out under a type filter; the card stays
             found = searcher.matcher.find(request.query)
             person = found.as_dict() if found else None
-        return SearchAnswer(request, response, counts, person=person)
+        if person is None:
+            return SearchAnswer(request, response, counts)
+        on_card = card_counts(searcher, request, str(person["name"]), stop_words)
+        return SearchAnswer(request, response, counts, person=person, card_counts=on_card)
 
     def record_open(self, result: SearchResult) -> None:
         """The user opened this hit: noted on the writer thread, for frecency (a failure

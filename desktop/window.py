@@ -208,7 +208,8 @@ class SearchWindow(WindowLayout, QWidget):
         hits = [r for r in response.results if r.source_type != PROFILE_TYPE]
         if answer.person:
             name = answer.person.get("name")
-            self.card.show_profile(answer.person, self.filters.person_name() == name)
+            only_on = self.filters.person_name() == name
+            self.card.show_profile(answer.person, only_on, answer.card_counts)
         else:
             self.card.clear()
         self.filters.set_counts(answer.counts)
@@ -263,9 +264,16 @@ class SearchWindow(WindowLayout, QWidget):
         self.filters.set_person(name if on else None)
 
     def _all_mentions(self, name: str) -> None:
-        self.filters.set_person(None, notify=False)
+        """Every chunk that names them: their name, the person filter on, no chip, any
+        time (desktop/card_counts.py, `all_mentions_request`, counted it on the card)."""
+        self.filters.blockSignals(True)  # one search, below
+        self.filters.reset()
+        self.filters.set_person(name, notify=False)
+        self.filters.blockSignals(False)
         self.query.setText(name)
         self.search_now()
+        if self.isVisible():
+            self.query.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- the selected hit ------------------------------------------------------------------------
 
