@@ -84,7 +84,7 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (state.select_sql, ()),
     (state.upsert_sql, ()),
     (state.delete_sql, ()),
-    (state.files_sql, ()),
+    (state.states_sql, ()),
     (state.files_with_stat_sql, ()),
     (state.known_under_sql, ()),
     (state.count_sql, ()),

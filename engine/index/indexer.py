@@ -177,6 +177,15 @@ class Indexer:
         keyword_format.ensure_current(conn, settings, self.reporter)
         self.keywords = keyword_format.KeywordTexts(settings, conn)
         self.searchable: dict[str, keyword_format.SearchText] = {}  # id -> this file's
+        self.stored: dict[str, tuple[float, int, str | None, str | None]] = {}  # load_states
+
+    def load_states(self) -> None:
+        """Every file's stored state in one query, for a run about to visit them all: each
+        is compared with the disk once, then asked of the table as usual."""
+        rows = self.conn.execute(state_sql.states_sql())
+        self.stored = {
+            path: (mtime, size, error, depends) for path, mtime, size, error, depends in rows
+        }
 
     def index_file(self, found: Found, *, force: bool = False) -> FileOutcome:
         """Bring one file's chunks in line with the disk, in one transaction."""
@@ -219,7 +228,11 @@ class Indexer:
 
     def _unchanged(self, found: Found, beside: Resolved) -> bool:
         """The same mtime and size as when it was indexed, and the same siblings' key."""
-        state = self.conn.execute(state_sql.select_sql(), (str(found.path),)).fetchone()
+        path = str(found.path)
+        state = (
+            self.stored.pop(path, None)
+            or self.conn.execute(state_sql.select_sql(), (path,)).fetchone()
+        )
         now = (found.mtime, found.size, beside.key)
         return state is not None and (state[0], state[1], state[3]) == now
 

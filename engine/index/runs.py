@@ -39,7 +39,7 @@ from engine.index.routes import (
 )
 from engine.records import IndexStats
 from engine.settings import Settings, load_settings
-from engine.store import db, vectors
+from engine.store import db, sound_marker, vectors
 from engine.store.sql import state as state_sql
 from engine.text import is_clean
 
@@ -69,9 +69,11 @@ class RunResult:
 def open_writer(settings: Settings, on_wait: Notify | None = None) -> apsw.Connection:
     """The write connection, schema ready; `on_wait` is told when another program's
     write lock makes it wait (past the busy timeout: BusyError). The integrity gate runs
-    first, once per connection: nothing is written to a damaged file (IndexDamaged)."""
+    first, once per connection: nothing is written to a damaged file (IndexDamaged); it
+    is skipped when the file is as the last one-shot reindex left it (`sound_marker`)."""
     on_busy = None if on_wait is None else (lambda: on_wait(WAITING_FOR_LOCK))
-    conn = db.connect(settings.db_path, on_busy=on_busy, verify_first=True)
+    verify = not sound_marker.known_sound(settings.db_path)
+    conn = db.connect(settings.db_path, on_busy=on_busy, verify_first=verify)
     try:
         db.migrate(conn)
     except BaseException:
@@ -238,18 +240,20 @@ def reconcile(
     started = time.perf_counter()
     settings, conn = indexer.settings, indexer.conn
     before = load_verdicts(conn, settings)
+    stored = known_types(conn)
     # No unchanged file is read again (`--full`: every file no route claims is).
-    discovery = scan(settings, known_types(conn), {} if force else before)
+    discovery = scan(settings, stored, {} if force else before)
     _report_errors(indexer, discovery.problems)
     unknown = {v.path for v in discovery.verdicts}
     stale = [p for p in before if p not in unknown and discovery.may_delete(p)]
     save_verdicts(conn, settings, before, discovery.verdicts, stale)
     indexer.run.add_time("discover", started)
     on_disk = {str(f.path) for f in discovery.found}
-    known = [r[0] for r in indexer.conn.execute(state_sql.files_sql())]
-    missing = [k for k in known if k not in on_disk]
+    missing = [k for k in stored if k not in on_disk]
     gone, errors = discovery.unseen(missing, keep_under_empty_roots=True)
     _report_errors(indexer, errors)
+    if not force:
+        indexer.load_states()
     return _visit(indexer, list(discovery.found), gone, force=force, should_stop=should_stop)
 
 
@@ -380,7 +384,7 @@ def reindex(
             embedder, reason = prepare_embedder(
                 conn, settings, held, embedder, load=True, make=make
             )
-            return run_index(
+            stats = run_index(
                 conn,
                 settings,
                 embedder,
@@ -392,5 +396,12 @@ def reindex(
                 started=started,
                 errors_before=held.errors,
             ).stats
-        finally:
+        except BaseException:
             conn.close()
+            raise
+        conn.close()
+        # A sound file written only by this run: the next one need not check it. Not after a
+        # failed people build: its error (reported, not raised) may have been a damaged page.
+        if all(path != people.ERROR_PATH for path, _ in stats.errors):
+            sound_marker.remember(settings.db_path)
+        return stats

@@ -37,9 +37,10 @@ def delete_sql() -> str:
     return "DELETE FROM index_state WHERE source_file = ?"
 
 
-def files_sql() -> str:
-    """Every indexed file."""
-    return "SELECT source_file FROM index_state"
+def states_sql() -> str:
+    """Every indexed file's state, as `select_sql` gives one: a reconcile reads them all in
+    one query rather than one query per file."""
+    return "SELECT source_file, mtime, size, error, depends FROM index_state"
 
 
 def files_with_stat_sql() -> str:
