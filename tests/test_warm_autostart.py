@@ -145,6 +145,23 @@ def test_a_search_starts_a_warm_process_that_answers_the_next_and_exits_when_idl
     assert not autostart.lock_held(autostart.lock_path(address))
 
 
+def test_the_warm_process_follows_a_reindex_made_while_it_runs(
+    on_env: dict[str, str], idle_layer: list[str], spawned: Spawned
+) -> None:
+    pid = spawned.note(memex(on_env, *idle_layer, *QUERY).stderr)
+    address = address_of(idle_layer, on_env)
+    wait_for(lambda: address.exists(), "the warm process listens")
+    note = Path(idle_layer[1]) / "notes" / "pond.md"
+    note.write_text("---\ntitle: Pond\n---\n# Frogs\nThe quokkafrog sings at dusk.\n")
+    code, _, err = cli(*idle_layer, "reindex")  # its engine holds no writer: not blocked
+    assert code == 0, err
+    warm = memex(on_env, *idle_layer, "--search", "quokkafrog", "--json")
+    found = ANSWERED.search(warm.stderr.decode())
+    assert found and int(found.group(1)) == pid, warm.stderr
+    cold = one_shot(on_env, *idle_layer, "--search", "quokkafrog", "--json")
+    assert b"pond.md" in warm.stdout and timeless(warm.stdout) == timeless(cold.stdout)
+
+
 def test_two_searches_at_once_leave_one_warm_process(
     on_env: dict[str, str], idle_layer: list[str], spawned: Spawned
 ) -> None:
@@ -234,3 +251,11 @@ def test_no_process_for_an_index_that_is_not_this_users(
 
 def test_the_test_suite_never_starts_one() -> None:
     assert autostart.switched_off(os.environ)
+
+
+def test_an_in_process_caller_starts_nothing_unless_it_asks(
+    on_env: dict[str, str], idle_layer: list[str]
+) -> None:
+    assert client.ask([*idle_layer, *QUERY], on_env) is None  # nothing listens: one-shot
+    address = address_of(idle_layer, on_env)
+    assert not autostart.lock_path(address).exists() and not address.exists()
