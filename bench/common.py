@@ -221,26 +221,34 @@ def run_record(before: dict[str, Any]) -> dict[str, Any]:
     return {
         "command": " ".join([".venv/bin/python -m", name.removesuffix(".__main__"), *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "commit": _commit(),
+        "commit": tree_commit(),
         "machine_before": before,
         "machine_after": machine(),
     }
 
 
-def _commit() -> str:
+# The files whose changes change a figure (the results in bench/out aside): a result measured
+# with any of them uncommitted says `<commit>+changes`, and bench.all refuses to run.
+MEASURED_PATHS = ("engine", "bench", "pyproject.toml", ":(exclude)bench/out")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(REPO), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def uncommitted_paths() -> list[str]:
+    """The files under MEASURED_PATHS that differ from HEAD, new files included."""
+    status = _git("status", "--porcelain", "--", *MEASURED_PATHS)
+    return [line[3:] for line in status.splitlines() if line.strip()]
+
+
+def tree_commit() -> str:
+    """HEAD's short hash, with `+changes` when a file under MEASURED_PATHS differs from it."""
     try:
-        head = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        head = _git("rev-parse", "--short", "HEAD").strip()
+        dirty = uncommitted_paths()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return f"{head}+changes" if dirty else head
