@@ -482,14 +482,6 @@ SETTINGS: tuple[Setting, ...] = (
         "the one-shot path).",
     ),
     Setting(
-        "rerank.backend",
-        str,
-        "off",
-        "Cross-encoder re-ranking of the ranked pool's head (docs/reranking.md): off, an "
-        "HTTP re-rank server (llama.cpp, text-embeddings-inference, Jina, Cohere) or an ONNX "
-        "model folder. Off by default: no cross-encoder ships in a package.",
-        choices=("off", "http", "onnx"),
-    Setting(
         "search.warm_autostart",
         bool,
         True,
@@ -506,6 +498,14 @@ SETTINGS: tuple[Setting, ...] = (
         low=0,
         high=10_000,
     ),
+    Setting(
+        "rerank.backend",
+        str,
+        "off",
+        "Cross-encoder re-ranking of the ranked pool's head (docs/reranking.md): off, an "
+        "HTTP re-rank server (llama.cpp, text-embeddings-inference, Jina, Cohere) or an ONNX "
+        "model folder. Off by default: no cross-encoder ships in a package.",
+        choices=("off", "http", "onnx"),
     ),
     Setting(
         "rerank.depth",

@@ -91,9 +91,9 @@ class SearchSettings:
     vector_scan: str
     vector_rescore: int
     warm_cli: bool
-
     warm_autostart: bool
     warm_idle_minutes: float
+
 @dataclass(frozen=True)
 class RerankSettings:
     """The re-ranking stage and its backends (`rerank.*`, engine/search/rerank/)."""
