@@ -23,6 +23,21 @@ load. This page is written by `.venv/bin/python -m bench.report` from the result
 `bench/out/`; re-run a section's command, then the report, to bring it up to date. Do not edit
 it by hand: `tests/test_bench_report.py` checks it against `bench/out/`.
 
+To regenerate the whole page at one commit, run `make bench` (`.venv/bin/python -m bench.all
+--budget 240`; `make bench BUDGET=480` for a longer run) on a tree with nothing uncommitted
+under `engine/`, `bench/` or `pyproject.toml`. It runs one section at a time: the relevance
+sections first, then the indexes the speed sections read (built once and cached under
+`bench/out/perf-<chunks>-<key>/`: about 7 minutes at 10k chunks, an hour at 100k on 2 cores),
+then each timed section alone once the 1-minute load average is at most 1.2, and writes this
+page. `python -m bench.all --list` shows what would run with each section's estimated minutes
+(`bench/all_plan.py`), what is cached, what is left out and how long every section would take.
+A section that does not fit what is left of the budget or this machine (the 1M-chunk warm
+process needs about 20 GB of memory; the multilingual model's section a server started by
+hand), or that fails, keeps its last result file.
+
+Each section's machine line names the commit its result was measured at; `+changes` marks a
+result measured with uncommitted changes in the tree, which no commit reproduces.
+
 Timings compare only within one section: each section is one run on one machine, and CPUs
 differ (the query embedding alone takes ~2.5 ms on AVX-512 machines and 9–10 ms with AVX2
 only). Relevance figures do not depend on the machine or its load.
