@@ -11,6 +11,7 @@ import errno
 import os
 import stat
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import platformdirs
@@ -53,9 +54,14 @@ class OwnPaths:
         return cls(own, index.parent, index.name, frozenset(config))
 
     def holds_file(self, folder: Path, name: str) -> bool:
+        """Whether `name` in `folder` is Memex's own (asked of every file a walk lists)."""
         if name.startswith(self.index_name) and folder == self.index_folder:
             return True
-        return any(name == f.name for f in self.files) and folder / name in self.files
+        return name in self.file_names and folder / name in self.files
+
+    @cached_property
+    def file_names(self) -> frozenset[str]:
+        return frozenset(f.name for f in self.files)
 
 
 def is_inside_roots(path: Path, settings: Settings) -> bool:

@@ -134,7 +134,7 @@ def is_ignored(relative: str) -> bool:
     parts = relative.split("/")
     name = parts[-1]
     return (
-        any(p in IGNORED_PARTS for p in parts)
+        not IGNORED_PARTS.isdisjoint(parts)
         or name.startswith((".#", "~$"))
         or (name.startswith(".") and name.endswith(".swp"))
         or (name.endswith(IGNORED_SUFFIXES) and name.lower() not in READ_DATABASES)  # chat.db

@@ -154,13 +154,15 @@ def _found(
 ) -> Found | None:
     """The file as its route (`source_type`) or its content types it (size -1: it cannot be
     stat'ed), or None."""
-    if source_type == IGNORE or not link_allowed(path, sniffer.settings):
-        sniffer.skipped.ignored += source_type == IGNORE
+    if source_type == IGNORE:
+        sniffer.skipped.ignored += 1
         return None
     try:
-        stat = path.stat()
+        stat = _allowed_stat(path, sniffer.settings)
     except OSError:
         return Found(path, root, relative, source_type, 0.0, -1) if source_type else None
+    if stat is None:
+        return None
     if source_type is not None:
         return Found(path, root, relative, source_type, stat.st_mtime, stat.st_size)
     if not stat_mode.S_ISREG(stat.st_mode):
@@ -169,6 +171,15 @@ def _found(
     if recognised is None:
         return None
     return Found(path, root, relative, recognised, stat.st_mtime, stat.st_size, True)
+
+
+def _allowed_stat(path: Path, settings: Settings) -> os.stat_result | None:
+    """The file's stat (one `lstat` when it is no symlink: a walk stats every candidate),
+    or None for a symlink `link_allowed` refuses."""
+    found = os.lstat(path)
+    if not stat_mode.S_ISLNK(found.st_mode):
+        return found
+    return path.stat() if link_allowed(path, settings) else None
 
 
 def scan(
