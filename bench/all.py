@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Protocol
 
 from bench.all_plan import PERF_10K, PERF_100K, Plan, Step, make_plan, section_steps
-from bench.common import OUT, REPO, machine, tree_commit, uncommitted_paths
+from bench.common import OUT, REPO, changed_since, machine, tree_commit, uncommitted_paths
 from bench.report.sections import sections
 
 LOGS = OUT / "all-run"
@@ -101,6 +101,7 @@ class Limits:
     quiet_load: float
     max_wait_min: float
     allow_dirty: bool
+    commit: str = "HEAD"  # the commit the run started at: every result is measured there
 
 
 def cached_builds() -> set[str]:
@@ -129,7 +130,9 @@ def why_not_now(step: Step, runner: Runner, limits: Limits, failed: set[str]) ->
     unbuilt = [b for b in step.estimate.needs if b in failed]
     if unbuilt:
         return f"needs {', '.join(unbuilt)}, which was not built"
-    changed = [] if limits.allow_dirty else uncommitted_paths()
+    if limits.allow_dirty:
+        return ""
+    changed = uncommitted_paths() or changed_since(limits.commit)
     if changed:
         return f"the tree changed during the run ({', '.join(changed[:3])}): not run"
     return ""
@@ -202,6 +205,8 @@ def print_summary(outcomes: list[Outcome], commit: str) -> None:
     for status in ("ran", "would run", "failed", "skipped"):
         for o in (o for o in outcomes if o.status == status):
             print(f"  {status:10} {o.step.name:28} {o.detail}")
+    if any(o.status == "ran" for o in outcomes):
+        print("commit the result files in bench/out/ and docs/benchmarks.md together")
 
 
 def chosen_steps(only: list[str] | None) -> tuple[list[Step], list[str]]:
@@ -259,11 +264,18 @@ def main(argv: list[str] | None = None) -> int:
     if refuse_dirty(args):
         return 2
     runner = DryRunner() if args.dry_run else MachineRunner()
-    limits = Limits(args.budget, args.quiet_load, args.max_wait, args.allow_dirty or args.dry_run)
+    tree = tree_commit()
+    limits = Limits(
+        args.budget,
+        args.quiet_load,
+        args.max_wait,
+        args.allow_dirty or args.dry_run,
+        tree.removesuffix("+changes"),
+    )
     outcomes = execute(plan, runner, limits)
     if runner.run(REPORT, LOGS / "report.log") != 0:
         print(f"the report was not written: see {LOGS / 'report.log'}", file=sys.stderr)
-    print_summary(outcomes, tree_commit())
+    print_summary(outcomes, tree)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
 

@@ -244,6 +244,11 @@ def uncommitted_paths() -> list[str]:
     return [line[3:] for line in status.splitlines() if line.strip()]
 
 
+def changed_since(commit: str) -> list[str]:
+    """The files under MEASURED_PATHS that HEAD holds otherwise than `commit` does."""
+    return _git("diff", "--name-only", commit, "HEAD", "--", *MEASURED_PATHS).split()
+
+
 def tree_commit() -> str:
     """HEAD's short hash, with `+changes` when a file under MEASURED_PATHS differs from it."""
     try:

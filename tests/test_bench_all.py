@@ -154,6 +154,25 @@ def test_a_timed_run_waits_for_calm_and_is_skipped_if_it_never_comes(
     assert runner.commands == [".venv/bin/python -m bench.quality"]
 
 
+def test_a_commit_to_the_measured_files_during_the_run_stops_the_sections_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench_all, "OUT", tmp_path)
+    monkeypatch.setattr(bench_all, "uncommitted_paths", lambda: [])
+    runner = FakeRunner(tmp_path, failing=set())
+    commits: list[str] = []
+    monkeypatch.setattr(
+        bench_all, "changed_since", lambda commit: commits.append(commit) or runner.commands
+    )
+    plan = make_plan(
+        [step("quality", 5, timed=False), step("no_answer", 5, timed=False)], 100, set(), 16
+    )
+    limits = bench_all.Limits(100, 1.2, 5, allow_dirty=False, commit="abc1234")
+    outcomes = bench_all.execute(plan, runner, limits)
+    assert [o.status for o in outcomes] == ["ran", "skipped"] and commits == ["abc1234"] * 2
+    assert outcomes[1].detail.startswith("the tree changed during the run (")
+
+
 def test_a_dry_run_prints_the_commands_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
