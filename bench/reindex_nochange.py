@@ -12,7 +12,8 @@ Two test beds, built once and kept under bench/out/:
 On each, `memex reindex` runs `--runs` times as a user runs it (a child process: start-up,
 the walk, the state check, whatever else the run does), then once in this process under
 cProfile: the wall-time median, each run, the run log's stage timings, and the ten functions
-with the most cumulative time. Writes bench/out/reindex_nochange.json (`--name`).
+with the most cumulative time. Writes bench/out/reindex_nochange.json (`--name`), with the
+figures of an earlier commit beside them (`--before FILE`, kept by later runs).
 """
 
 from __future__ import annotations
@@ -136,6 +137,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--quiet-load", type=float, default=0.0, metavar="L")
     parser.add_argument("--name", default="reindex_nochange", help="bench/out/<name>.json")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="FILE",
+        help="a result of this benchmark at an earlier commit, kept beside the new figures "
+        "(default: the `before` the result file holds already)",
+    )
     args = parser.parse_args()
     chunk_settings, chunk_built = chunk_bed(args.chunks)
     home_settings, home_built = home_bed(args.files)
@@ -150,7 +158,20 @@ def main() -> None:
         "home_bed": {"home_files": args.files, **measure(home_settings, home_built, args.runs)},
     }
     print(json.dumps(report, indent=2))
-    write_figures(args.name, before, report)
+    earlier = earlier_figures(args.before, OUT / f"{args.name}.json")
+    write_figures(args.name, before, {**report, **earlier})
+
+
+def earlier_figures(given: Path | None, current: Path) -> dict[str, Any]:
+    """{"before": …}: the figures of an earlier commit to compare with (`--before FILE`, or
+    those the result file carries already), or nothing."""
+    if given is not None:
+        data = json.loads(given.read_text(encoding="utf-8"))
+        return {"before": {k: data[k] for k in ("run", "chunk_bed", "home_bed")}}
+    if current.exists():
+        data = json.loads(current.read_text(encoding="utf-8"))
+        return {"before": data["before"]} if "before" in data else {}
+    return {}
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """The report's operational parts: indexing, discovery and people, freshness, trust boundaries.
 
 Each renderer reads one result file of bench.first_hour, bench.embedders, bench.demo,
-bench.home_discovery, bench.people, bench.freshness, bench.churn, bench.hostile_http,
-bench.mcp_fuzz or bench.warm_slow_clients.
+bench.home_discovery, bench.people, bench.reindex_nochange, bench.freshness, bench.churn,
+bench.hostile_http, bench.mcp_fuzz or bench.warm_slow_clients.
 """
 
 from __future__ import annotations
@@ -175,6 +175,46 @@ def render_people(data: dict[str, Any]) -> str:
         if missed:
             rows.append(["not found", ", ".join(f"“{name}”" for name in missed)])
     return figure_table(rows)
+
+
+def _reindex_cell(bed: dict[str, Any], strong: bool = False) -> str:
+    """The child process's median (its runs) · the profiled in-process run."""
+    cli, median = bed["cli"], f"{bed['cli']['median_s']:.2f} s"
+    runs = ", ".join(f"{s:.2f}" for s in cli["runs"])
+    median = f"**{median}**" if strong else median
+    return f"{median} ({runs}) · {bed['in_process']['seconds']:.2f} s"
+
+
+def render_reindex_nochange(data: dict[str, Any]) -> str:
+    """The no-change reindex on both beds, beside the figures of an earlier commit."""
+    earlier = data.get("before")
+    beds = [
+        (f"{data['chunk_bed']['layer_chunks']:,}-chunk chat layer", "chunk_bed"),
+        (f"home folder of {data['home_bed']['home_files']:,} files", "home_bed"),
+    ]
+    headers = ["no-change `memex reindex`", "files / chunks indexed"]
+    if earlier:
+        headers.append(f"commit {earlier['run']['commit']}")
+    headers.append(f"commit {data['run']['commit']}")
+    rows = []
+    for name, key in beds:
+        bed = data[key]
+        row = [name, f"{bed['indexed_files']:,} / {bed['chunks']:,}"]
+        row += [_reindex_cell(earlier[key])] if earlier else []
+        rows.append([*row, _reindex_cell(bed, strong=True)])
+    parts = [markdown_table(headers, rows)]
+    lead = "Each cell: a child process's median (its runs) · one run in this process, profiled."
+    if earlier:
+        run, cpu = earlier["run"], earlier["run"]["machine_before"]["cpu"]
+        load = f"{run['machine_before']['load_avg_1m']} → {run['machine_after']['load_avg_1m']}"
+        lead += f" Commit {run['commit']}: run {run['date']} on {cpu}, load average {load}."
+    parts.insert(0, lead)
+    for name, key in beds:
+        profile = data[key]["in_process"]
+        top = ", ".join(f"`{t['function']}` {t['cumulative_s']:.3f} s" for t in profile["top"][:6])
+        stages = ", ".join(f"{k} {v:.3f} s" for k, v in profile["timings"].items()) or "none"
+        parts.append(f"{name.capitalize()}, under cProfile: stages {stages}; {top}.")
+    return "\n\n".join(parts)
 
 
 # -- Freshness and churn -------------------------------------------------------------------
@@ -368,6 +408,13 @@ SECTIONS: list[Section] = [
         DISCOVERY,
     ),
     section("People", "people", render_people, "bench.people", DISCOVERY),
+    section(
+        "A no-change reindex at 100k chunks and over a 100k-file home",
+        "reindex_nochange",
+        render_reindex_nochange,
+        "bench.reindex_nochange --chunks 100000 --files 100000 --runs 3",
+        FRESHNESS,
+    ),
     section(
         "Save to searchable, default debounce",
         "freshness-debounce-2",
