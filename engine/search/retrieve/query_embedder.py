@@ -24,7 +24,13 @@ from engine.search.outcome import Missed, VectorMiss
 from engine.settings import SETTINGS_BY_NAME, Settings
 from engine.store import db, vectors
 
-IDENTITY = ("embedder.name", "embedder.model", "embedder.dimensions", "embedder.model_path")
+IDENTITY = (
+    "embedder.name",
+    "embedder.model",
+    "embedder.dimensions",
+    "embedder.model_path",
+    "embedder.input_type",
+)
 COOLDOWN_SECONDS = 30.0
 
 
