@@ -27,7 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from bench.all_plan import PERF_10K, PERF_100K, Plan, Step, make_plan, section_steps
+from bench.all_plan import (
+    PERF_10K,
+    PERF_100K,
+    Plan,
+    Step,
+    build_steps,
+    make_plan,
+    section_steps,
+)
 from bench.common import OUT, REPO, changed_since, machine, tree_commit, uncommitted_paths
 from bench.report.sections import sections
 
@@ -159,6 +167,8 @@ def run_step(step: Step, runner: Runner) -> Outcome:
     if code == 0:
         said = "last result at" if dry else "result at"
         measured = "" if step.build else f", {said} {last_result(step.name)}"
+        if not dry and before is not None and result.read_bytes() == before:
+            measured += " (the result file did not change)"
         return Outcome(step, runner.verb, f"{took}{measured}")
     if before is not None:
         result.write_bytes(before)
@@ -196,8 +206,10 @@ def print_list(plan: Plan, warnings: list[str]) -> None:
     print("left out (each keeps its last result file):")
     for step, reason in plan.skipped:
         print(f"  {step.name:28} {reason}; last result: {last_result(step.name)}")
-    everything = plan.minutes + sum(step.minutes for step, _ in plan.skipped)
-    print(f"every section at once: ~{everything:.0f} min (builds not cached included)")
+    sections_min = sum(s.minutes for s in plan.steps if not s.build)
+    sections_min += sum(step.minutes for step, _ in plan.skipped)
+    builds_min = sum(b.minutes for name, b in build_steps().items() if name not in plan.cached)
+    print(f"every section, with the builds not cached: ~{sections_min + builds_min:.0f} min")
 
 
 def print_summary(outcomes: list[Outcome], commit: str) -> None:

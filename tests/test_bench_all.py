@@ -146,10 +146,12 @@ def test_a_timed_run_waits_for_calm_and_is_skipped_if_it_never_comes(
     monkeypatch.setattr(bench_all, "OUT", tmp_path)
     runner = FakeRunner(tmp_path, failing=set())
     monkeypatch.setattr(runner, "wait_quiet", lambda max_load, timeout_s: 3.5)
+    (tmp_path / "quality.json").write_text(json.dumps({"run": {"commit": "abc1234"}}))
     plan = make_plan([step("demo", 5), step("quality", 5, timed=False)], 100, set(), 16)
     limits = bench_all.Limits(budget_min=100, quiet_load=1.2, max_wait_min=5, allow_dirty=True)
     outcomes = {o.step.name: o for o in bench_all.execute(plan, runner, limits)}
     assert outcomes["quality"].status == "ran"
+    assert outcomes["quality"].detail.endswith("abc1234 (the result file did not change)")
     assert outcomes["demo"].detail.startswith("the load stayed at 3.50 (> 1.2)")
     assert runner.commands == [".venv/bin/python -m bench.quality"]
 
