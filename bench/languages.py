@@ -231,15 +231,28 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m bench.languages", description=__doc__.split("\n")[0]
     )
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached index")
-    p.add_argument("--json", type=Path, default=OUT / "languages.json")
+    p.add_argument("--json", type=Path, default=None, help="default: bench/out/languages.json")
+    p.add_argument("--embedder", help="another embedder's name (bench/languages_embedder.py)")
+    p.add_argument("--base-url", help="with --embedder openai: the server's URL")
+    p.add_argument("--model", help="with --embedder: the model's id")
+    p.add_argument(
+        "--input-type", action="store_true", help="with --embedder openai: query/passage"
+    )
     args = p.parse_args(argv)
     before = machine()
+    if args.embedder:
+        from bench import languages_embedder
+
+        data = languages_embedder.run(args, args.json)
+        print(languages_embedder.report(data))
+        write_record(args.json, before, data)
+        return 0
     data = benchmark(args.rebuild)
     print(report(data))
     for name, v in data["languages"].items():
         for miss in v["missed"]:
             print(f"missed ({name}): {miss}", file=sys.stderr)
-    write_record(args.json, before, data)
+    write_record(args.json or OUT / "languages.json", before, data)
     return 0
 
 

@@ -3,6 +3,7 @@ benchmark with its meaning-only and no-answer sets."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -179,6 +180,54 @@ def languages(data: dict[str, Any]) -> str:
     return f"{table}\n\n{missed_text}\n\n{n['queries']} nonsense queries:\n\n{shares}"
 
 
+def languages_embedder(data: dict[str, Any]) -> str:
+    """Another embedder on the languages layer beside the local model (one run): per
+    language, the nonsense queries, the floor's cut swept, a query's embedding, the rate."""
+    this, local = data["this"], data["local"]
+    rows = [
+        [name, v["bm25"]["top3"], v["hybrid"]["top3"], local["languages"][name]["hybrid"]["top3"],
+         v["hybrid"]["mrr@10"], local["languages"][name]["hybrid"]["mrr@10"]]
+        for name, v in this["languages"].items()
+    ]  # fmt: skip
+    table = markdown_table(
+        ["language", "top 3, keyword", "top 3, default", "top 3, default (local model)",
+         "MRR@10, default", "MRR@10, default (local model)"],
+        rows,
+    )  # fmt: skip
+    sweep = markdown_table(
+        ["`search.floor_cosine` (and `_low`)", "top 3, default", "MRR@10, default",
+         "nonsense queries with ≤ 1 hit"],
+        [[f"{r['floor_cosine']:.2f}", r["top3"], r["mrr@10"], r["nonsense_at_most_one"]]
+         for r in this["floor_cosine_sweep"]],
+    )  # fmt: skip
+    x, y = this["indexing"], local["indexing"]
+    timing = markdown_table(
+        ["", "this embedder", "local model"],
+        [
+            ["a query's embedding, median ms", *_ms(data, "median_ms")],
+            ["a query's embedding, p90 ms", *_ms(data, "p90_ms")],
+            ["first index: chunks embedded a second", f"{x['chunks_per_second']:.1f}",
+             f"{y['chunks_per_second']:.1f}"],
+            ["first index: texts embedded a second", f"{x['texts_per_second']:.1f}",
+             f"{y['texts_per_second']:.1f}"],
+        ],
+    )  # fmt: skip
+    n = this["nonsense"]
+    return (
+        f"Embedder: `{json.dumps(data['embedder'], sort_keys=True)}`.\n\n{table}\n\n"
+        f"{n['queries']} nonsense queries, share with ≤ 1 hit (default mode, the shipped "
+        f"floor): {n['this_layer']} with this embedder, {local['nonsense']['this_layer']} with "
+        f"the local model. The floor's cosine cut swept, this embedder:\n\n{sweep}\n\n"
+        f"{timing}\n\nThe layer's {x['chunks']} chunks ({x['texts']} texts, "
+        f"{x['mean_chars']} characters on average) took {x['embed_seconds']} s of embedding "
+        f"with this embedder, {y['embed_seconds']} s with the local model."
+    )
+
+
+def _ms(data: dict[str, Any], key: str) -> list[str]:
+    return [f"{data[m]['query_latency'][key]:.1f}" for m in ("this", "local")]
+
+
 SECTIONS = [
     Section(
         "Cross-validated constants: the relevance headline",
@@ -213,6 +262,15 @@ SECTIONS = [
         "languages",
         languages,
         ".venv/bin/python -m bench.languages",
+        PART,
+    ),
+    Section(
+        "Languages with multilingual vectors: multilingual-e5-small on a local server",
+        "languages-e5",
+        languages_embedder,
+        ".venv/bin/python -m bench.languages --embedder openai --base-url "
+        "http://127.0.0.1:PORT/v1 --model multilingual-e5-small-q4 "
+        "--input-type --json bench/out/languages-e5.json",
         PART,
     ),
     Section(
