@@ -33,6 +33,7 @@ from engine.index.indexer import Reporter
 from engine.index.runs import reindex
 from engine.index.writer import Writer
 from engine.people import build_directory, carded, load_people
+from engine.people.curated import load_me
 from engine.records import IndexStats, Person
 from engine.search import Searcher, SearchOptions, SearchResponse
 from engine.search.retrieve.compute import Compute
@@ -308,7 +309,7 @@ def read_people(settings: Settings) -> list[Person]:
             if db.get_meta(conn, directory_index.SIGNATURE_KEY) == signature:
                 return built
             mentions = people_store.all_mentions(conn)
-        return build_directory(mentions, load_people(settings), settings)
+        return build_directory(mentions, load_people(settings), settings, load_me(settings))
     except apsw.Error:
         return load_people(settings)
     finally:

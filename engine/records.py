@@ -79,6 +79,10 @@ class Conversation:
     last: str | None = None  # ISO date or datetime of their last message there
 
 
+OWNER_ME = "me"  # Person.owner: the people file's `me` names them
+OWNER_INFERRED = "inferred"  # Person.owner: the one person in most conversations
+
+
 @dataclass(frozen=True)
 class Person:
     """A known person: from the people directory (built from the data) and the curated
@@ -104,6 +108,9 @@ class Person:
     curated: bool = False  # in the people file
     hidden: bool = False  # the people file's `hidden: true`: never shown
     split: tuple[str, ...] = ()  # the people file's `not`: identifiers or names split off
+    # The archive's owner: OWNER_ME (the people file's `me` names them), OWNER_INFERRED
+    # (in most conversations: engine/people/directory.py), or "" for everyone else.
+    owner: str = ""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -134,6 +141,7 @@ class Person:
             "curated": self.curated,
             "hidden": self.hidden,
             "not": list(self.split),
+            "owner": self.owner,
         }
 
     @classmethod
@@ -163,6 +171,7 @@ class Person:
             curated=bool(raw.get("curated")),
             hidden=bool(raw.get("hidden")),
             split=tuple(raw.get("not") or ()),
+            owner=str(raw.get("owner") or ""),
         )
 
 

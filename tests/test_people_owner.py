@@ -1,12 +1,19 @@
-"""The archive's owner is in every chat of theirs: inferred as the one person in at least
-half of the conversations, and never listed as someone another person is "seen with"."""
+"""The archive's owner is in every chat of theirs: the one the people file's `me` names, or
+else inferred as the one person in at least half of the conversations; never listed as
+someone another person is "seen with"."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
+import pytest
+
+from engine import reindex
+from engine.core import Engine
+from engine.people.curated import PeopleFileError, load_me, load_people, write_me
 from engine.people.directory import build_directory
-from engine.records import Mention, Person
+from engine.records import OWNER_INFERRED, OWNER_ME, Mention, Person
 from engine.settings import Settings
 
 Row = tuple[str, str, Mention]
@@ -41,3 +48,107 @@ def test_no_owner_when_no_one_is_in_half_the_chats(
     rows = [*chat(1, ann, bo), *chat(2, cy, di), *chat(3, ann, cy), *chat(4, bo, di)]
     found = people(settings_factory(), rows)
     assert [name for _, name in found[bo].seen_with] == [ann, di]  # both, as before
+
+
+FOUR_CHATS = [
+    *chat(1, "Lena Okafor", "Ngozi Adeyemi", "Raj Patel"),
+    *chat(2, "Lena Okafor", "Ngozi Adeyemi"),
+    *chat(3, "Lena Okafor", "Raj Patel"),
+    *chat(4, "Lena Okafor", "Mei Chen"),
+]
+
+
+def owners(people: list[Person]) -> dict[str, str]:
+    return {p.name: p.owner for p in people if p.owner}
+
+
+def test_the_inferred_owner_is_marked_as_inferred(
+    settings_factory: Callable[..., Settings],
+) -> None:
+    found = build_directory(FOUR_CHATS, [], settings_factory())
+    assert owners(found) == {"Lena Okafor": OWNER_INFERRED}
+
+
+@pytest.mark.parametrize(
+    "me", ["Ngozi Adeyemi", "ngozi adeyemi", "ngozi-adeyemi", "profile:ngozi-adeyemi"]
+)
+def test_the_people_files_me_wins_over_the_inference(
+    settings_factory: Callable[..., Settings], me: str
+) -> None:
+    found = {p.name: p for p in build_directory(FOUR_CHATS, [], settings_factory(), me)}
+    assert owners(list(found.values())) == {"Ngozi Adeyemi": OWNER_ME}
+    # Ngozi is seen with no one now; Lena, no longer taken for the owner, is again.
+    assert all(name != "Ngozi Adeyemi" for p in found.values() for _, name in p.seen_with)
+    assert [name for _, name in found["Raj Patel"].seen_with] == ["Lena Okafor"]
+
+
+def test_me_names_someone_by_an_address_and_nobody_leaves_the_inference(
+    settings_factory: Callable[..., Settings],
+) -> None:
+    rows = [
+        *FOUR_CHATS,
+        ("/mail/1.eml", "email_catalog", Mention("Mei Chen", emails=("mei@chen.example",))),
+    ]
+    settings = settings_factory()
+    assert owners(build_directory(rows, [], settings, "Mei@Chen.example")) == {"Mei Chen": OWNER_ME}
+    assert owners(build_directory(rows, [], settings, "Nobody Here")) == {
+        "Lena Okafor": OWNER_INFERRED
+    }
+
+
+def test_write_me_keeps_the_people_and_keys_of_the_file(
+    settings_factory: Callable[..., Settings],
+) -> None:
+    settings = settings_factory()
+    path = settings.roots[0] / settings.people_file
+    path.parent.mkdir(parents=True)
+    path.write_text('[{"name": "Raj Patel", "relationship": "friend"}]', encoding="utf-8")
+    assert write_me(settings, "Lena Okafor") == path
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "me": "Lena Okafor",
+        "people": [{"name": "Raj Patel", "relationship": "friend"}],
+    }
+    assert load_me(settings) == "Lena Okafor" and [p.name for p in load_people(settings)] == [
+        "Raj Patel"
+    ]
+    path.write_text('{"people": [], "version": 2, "me": "x"}', encoding="utf-8")
+    write_me(settings, "Ngozi Adeyemi")
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "me": "Ngozi Adeyemi",
+        "people": [],
+        "version": 2,
+    }
+
+
+def test_write_me_makes_a_people_file_when_there_is_none_and_never_overwrites_a_broken_one(
+    settings_factory: Callable[..., Settings],
+) -> None:
+    settings = settings_factory()
+    path = write_me(settings, "Lena Okafor")
+    assert path == settings.roots[0] / settings.people_file
+    assert json.loads(path.read_text(encoding="utf-8")) == {"me": "Lena Okafor", "people": []}
+    path.write_text('{"people": [', encoding="utf-8")
+    with pytest.raises(PeopleFileError, match="not a JSON people file"):
+        write_me(settings, "Raj Patel")
+    assert path.read_text(encoding="utf-8") == '{"people": ['
+    assert load_me(settings) == ""
+
+
+def test_an_index_follows_the_me_written_into_its_people_file(
+    settings_factory: Callable[..., Settings],
+) -> None:
+    settings = settings_factory(embedder__name="hashing")
+    root = settings.roots[0]
+    for number in range(1, 5):
+        names = [m.name for f, _, m in FOUR_CHATS if f == f"/chats/{number}.txt"]
+        lines = [f"14/03/2024, 09:{10 + i:02d} - {name}: hello {i}" for i, name in enumerate(names)]
+        (root / f"WhatsApp Chat {number}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    reindex(settings=settings)
+    with Engine(settings) as engine:
+        assert owners(engine.directory()) == {"Lena Okafor": OWNER_INFERRED}
+        write_me(settings, "Raj Patel")
+        engine.refresh()
+        assert owners(engine.directory()) == {"Raj Patel": OWNER_ME}  # before any reindex
+    reindex(settings=settings)
+    with Engine(settings) as engine:
+        assert owners(engine.directory()) == {"Raj Patel": OWNER_ME}

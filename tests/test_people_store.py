@@ -64,6 +64,7 @@ class BuildCounter:
         found: Sequence[tuple[str, str, Mention]],
         curated: Sequence[Person],
         settings: Settings,
+        me: str = "",
     ) -> list[Person]:
         self.calls.append((len(found), len(curated)))
         return [Person(name=m.name, slug=f"p{i}") for i, (_, _, m) in enumerate(found)]

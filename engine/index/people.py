@@ -26,7 +26,7 @@ import apsw
 
 from engine.index.indexer import Indexer
 from engine.people import directory, load_people
-from engine.people.curated import people_file_errors
+from engine.people.curated import load_me, people_file_errors
 from engine.records import Person
 from engine.settings import Settings
 from engine.store import db
@@ -74,7 +74,8 @@ def rebuild(conn: apsw.Connection, settings: Settings, signature: str) -> int:
     started = time.perf_counter()
     with db.transaction(conn):
         mentions = people_store.all_mentions(conn)
-        built = directory.build_directory(mentions, load_people(settings), settings)
+        curated, me = load_people(settings), load_me(settings)
+        built = directory.build_directory(mentions, curated, settings, me)
         people_store.write_directory(conn, with_data_titles(conn, built))
         db.set_meta(conn, SIGNATURE_KEY, signature)
         db.set_meta(conn, SECONDS_KEY, repr(time.perf_counter() - started))

@@ -3,12 +3,15 @@
 Each entry is a person as the user writes them: name, aliases, relationship, context, notes,
 interests, milestones, and the corrections the directory takes from it: `emails`, `phones`,
 `handles` (join what the rules did not), `not` (identifiers or names split off) and
-`hidden: true` (never shown). Unknown keys are ignored; docs/people.md has examples.
+`hidden: true` (never shown). Beside the people, the file's `me` names the archive's
+owner (`load_me`; the window writes it with `write_me`). Unknown keys are ignored;
+docs/people.md has examples.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +122,70 @@ def people_file_errors(settings: Settings) -> list[tuple[str, str]]:
         except PeopleFileError as exc:
             errors.append((str(path), str(exc)))
     return errors
+
+
+# -- the archive's owner: the people file's `me` ------------------------------------------------
+
+
+def me_of(raw: Any) -> str:
+    """A people file's `me`, as parsed JSON: who the archive's owner is (their profile id
+    or slug, a name or alias, an address, a number or a handle); "" when it gives none."""
+    value = raw.get("me") if isinstance(raw, dict) else None
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _raw_file(path: Path) -> Any:
+    """A people file as parsed JSON; None when it is missing. PeopleFileError when it
+    cannot be read as JSON (nothing is written over it then)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise PeopleFileError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except (ValueError, RecursionError) as exc:
+        raise PeopleFileError(f"{path}: not a JSON people file ({_reason(exc)})") from exc
+
+
+def load_me(settings: Settings) -> str:
+    """The `me` of the first root's people file that gives one; "" when none does (a file
+    that cannot be read is skipped, as `load_people` skips it)."""
+    for root in settings.roots:
+        try:
+            me = me_of(_raw_file(Path(root) / settings.people_file))
+        except PeopleFileError:
+            continue
+        if me:
+            return me
+    return ""
+
+
+def write_me(settings: Settings, me: str) -> Path:
+    """Set `me` in the people file: the first root's that exists, or a new one in the
+    first root (`{"me": …, "people": []}`). The file is written again as JSON, its people
+    and keys kept, `me` first; a bare list becomes `{"me": …, "people": [...]}`. Returns
+    its path; PeopleFileError (one sentence) when there is no root or the file cannot be
+    read or written."""
+    paths = [Path(root) / settings.people_file for root in settings.roots]
+    if not paths:
+        raise PeopleFileError("no data folder to keep a people file in")
+    path = next((p for p in paths if p.exists()), paths[0])
+    raw = _raw_file(path)
+    if raw is None:
+        raw = {"people": []}
+    elif isinstance(raw, list):
+        raw = {"people": raw}
+    elif not isinstance(raw, dict):
+        raise PeopleFileError(f'{path}: expected a list of people (or {{"people": [...]}})')
+    document = {"me": me, **{k: v for k, v in raw.items() if k != "me"}}
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".memex-new")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)  # never half a file: the directory reads it any time
+    except OSError as exc:
+        raise PeopleFileError(f"{path}: cannot be written ({exc.strerror or exc})") from exc
+    return path

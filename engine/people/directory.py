@@ -28,7 +28,7 @@ from engine.people.normalise import (
 from engine.people.profile import NOT_CONVERSATIONS, person_of
 from engine.people.resolve import Sighting, resolve
 from engine.people.shared import shared_identifiers
-from engine.records import Mention, Person
+from engine.records import OWNER_INFERRED, OWNER_ME, Mention, Person
 from engine.settings import Settings
 
 # A mention's names, identifiers, the people-file entries splitting it off, its name keys,
@@ -43,17 +43,21 @@ def build_directory(
     mentions: Sequence[tuple[str, str, Mention]],
     curated: Sequence[Person],
     settings: Settings,
+    me: str = "",
 ) -> list[Person]:
     """One `Person` per resolved identity, hidden ones left out: the people file's people
     first (in its order), then the others by messages. `mentions` are `(source_file,
-    source_type, mention)` as the store keeps them."""
+    source_type, mention)` as the store keeps them; `me`, the people file's (`load_me`),
+    names the archive's owner, who is otherwise inferred."""
     code = "".join(c for c in settings.people.country_code if c.isdigit())
     code = code or dominant_country_code(_phones(mentions, curated))
     sightings = _sightings(mentions, curated, code)
     shared = shared_identifiers(sightings)
     groups = [g for g in resolve(sightings, shared) if not _hidden(g, sightings, curated)]
     people = [person_of([sightings[i] for i in g], curated, shared) for g in groups]
-    people = _with_seen_with(_with_slugs(people), [[sightings[i] for i in g] for g in groups])
+    people = _with_slugs(people)
+    named = _named_owner(people, me, code)
+    people = _with_seen_with(people, [[sightings[i] for i in g] for g in groups], named)
     return sorted(_with_first_names(people, settings), key=_directory_order)
 
 
@@ -242,14 +246,47 @@ def _owner(in_file: dict[str, set[int]]) -> int | None:
     return ranked[0][0]
 
 
-def _with_seen_with(people: list[Person], groups: list[list[Sighting]]) -> list[Person]:
+def _named_owner(people: Sequence[Person], me: str, code: str) -> int | None:
+    """The person the people file's `me` names: by slug, then by name, then by alias, then
+    by an address, number or handle; among several, the first in the directory's order
+    (the people file's people, then the most messages). None when `me` names no one."""
+    if not me:
+        return None
+    key, ids = name_key(me), _me_identifiers(me, code)
+    tests = (
+        lambda p: p.slug == me.removeprefix("profile:"),
+        lambda p: name_key(p.name) == key,
+        lambda p: key in {name_key(a) for a in p.aliases},
+        lambda p: bool(ids & {*p.emails, *p.phones, *p.handles}),
+    )
+    for matches in tests:
+        found = [i for i, p in enumerate(people) if matches(p)]
+        if found:
+            return min(found, key=lambda i: _directory_order(people[i]))
+    return None
+
+
+def _me_identifiers(me: str, code: str) -> set[str]:
+    """`me` as a person holds an identifier: normalised as an address, number or handle."""
+    found = {normalise_email(me), normalise_handle(me) if ":" in me else ""}
+    if _is_phone(me):
+        found.add(normalise_phone(me, code))
+    return {i for i in found if i}
+
+
+def _with_seen_with(
+    people: list[Person], groups: list[list[Sighting]], named: int | None
+) -> list[Person]:
+    """Whom each person shares the most conversations with, the owner left out (the
+    `named` one, or else the inferred one: `_owner`), and the owner marked."""
     in_file: dict[str, set[int]] = defaultdict(set)
     for index, group in enumerate(groups):
         for s in group:
             if s.source_file and s.source_type not in NOT_CONVERSATIONS:
                 in_file[s.source_file].add(index)
     together: dict[int, Counter[int]] = defaultdict(Counter)
-    owner = _owner(in_file)  # in every chat of theirs: "seen with" no one because of it
+    # In every chat of theirs: "seen with" no one because of it.
+    owner = named if named is not None else _owner(in_file)
     for present in in_file.values():
         if len(present) <= CROWD:
             for a in present:
@@ -259,5 +296,6 @@ def _with_seen_with(people: list[Person], groups: list[list[Sighting]]) -> list[
         counts = together[index]
         ranked = heapq.nsmallest(SEEN_WITH, counts, key=lambda j: (-counts[j], people[j].name))
         seen = tuple((people[j].slug, people[j].name) for j in ranked)
-        out.append(replace(person, seen_with=seen))
+        role = "" if index != owner else OWNER_ME if index == named else OWNER_INFERRED
+        out.append(replace(person, seen_with=seen, owner=role))
     return out
