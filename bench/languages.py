@@ -16,7 +16,8 @@ of eleven languages, as a person's would be. Per language:
 - language detection: the share of the language's chunks told right, and of its messages
   told right one by one (too short alone: why a chunk's window decides), with the time per
   message.
-Writes bench/out/languages.json.
+Writes bench/out/languages.json. With --embedder (another model's vectors beside the local
+model's): bench/languages_embedder.py, into the file --json names.
 """
 
 from __future__ import annotations
