@@ -25,23 +25,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import Unpack
 
-import apsw
-
 from engine.embedders import Embedder, EmbedderPool
-from engine.index import people as directory_index
 from engine.index.indexer import Reporter
 from engine.index.runs import reindex
 from engine.index.writer import Writer
-from engine.people import build_directory, carded, load_people
-from engine.people.curated import load_me
+from engine.people.cards import carded
 from engine.records import IndexStats, Person
 from engine.search import Searcher, SearchOptions, SearchResponse
 from engine.search.retrieve.compute import Compute
 from engine.search.retrieve.keyword_index import KeywordIndex
 from engine.search.retrieve.vector_cache import VectorCache
 from engine.settings import Settings
-from engine.store import db, opens
-from engine.store import people as people_store
+from engine.store import opens
+from engine.store.directory import read_people as read_people
 
 
 class EngineClosed(RuntimeError):
@@ -290,27 +286,3 @@ class Engine:
     def _check_open(self) -> None:
         if self._closed:
             raise EngineClosed("this engine is closed")
-
-
-def read_people(settings: Settings) -> list[Person]:
-    """The people directory the index keeps; rebuilt in memory from the kept mentions when
-    the people file changed since it was written (so an edit shows before the next run);
-    the people file alone when the index has no directory (or no index is there)."""
-    try:
-        conn = db.connect(settings.db_path, readonly=True, create=False)
-    except (db.IndexError_, apsw.Error, OSError):
-        return load_people(settings)
-    try:
-        with db.read_snapshot(conn):
-            built = people_store.read_directory(conn)
-            if built is None:
-                return load_people(settings)
-            signature = directory_index.curated_signature(settings)
-            if db.get_meta(conn, directory_index.SIGNATURE_KEY) == signature:
-                return built
-            mentions = people_store.all_mentions(conn)
-        return build_directory(mentions, load_people(settings), settings, load_me(settings))
-    except apsw.Error:
-        return load_people(settings)
-    finally:
-        conn.close()

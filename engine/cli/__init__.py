@@ -1,17 +1,20 @@
 """The headless command line: `memex --search`, and one module per command group.
 
-Every command is a function `(argv, out) -> exit code`, registered in `COMMANDS` below;
-`run` dispatches, and turns every expected failure into one sentence on stderr and an exit
-code (see `engine.cli.common`), never a traceback.
+Every command is a function `(argv, out) -> exit code`, registered in `COMMANDS` below by
+where it lives ("module:function"), and imported when it runs: `memex --search` loads the
+search and nothing of the indexer, the readers or the people build, which the other
+commands bring (tests/test_cold_start.py). `run` dispatches, and turns every expected
+failure into one sentence on stderr and an exit code (see `engine.cli.common`), never a
+traceback.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TextIO, cast
 
-from engine.cli import frecency, index, keys, maintenance, mcp, people, roots, status, watch
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -20,7 +23,6 @@ from engine.cli.common import (
     CliError,
     index_exit_code,
 )
-from engine.cli.search import cmd_search, search_parser
 from engine.cli.stdio import guarded
 from engine.embedders import EmbedderError
 from engine.settings import SettingsError
@@ -29,21 +31,29 @@ from engine.warm.argv import glue_values
 
 Command = Callable[[Sequence[str], TextIO], int]
 
-COMMANDS: dict[str, Command] = {
-    "reindex": index.cmd_reindex,
-    "discover": index.cmd_discover,
-    "roots": roots.cmd_roots,
-    "demo": index.cmd_demo,
-    "status": status.cmd_status,
-    "maintenance": maintenance.cmd_maintenance,
-    "backup": maintenance.cmd_backup,
-    "watch": watch.cmd_watch,
-    "key": keys.cmd_key,
-    "mcp": mcp.cmd_mcp,
-    "opened": frecency.cmd_opened,
-    "frecency": frecency.cmd_frecency,
-    "people": people.cmd_people,
+# name -> "module:function", imported on dispatch (tests/test_cli.py imports each one).
+COMMANDS: dict[str, str] = {
+    "reindex": "engine.cli.index:cmd_reindex",
+    "discover": "engine.cli.index:cmd_discover",
+    "roots": "engine.cli.roots:cmd_roots",
+    "demo": "engine.cli.index:cmd_demo",
+    "status": "engine.cli.status:cmd_status",
+    "maintenance": "engine.cli.maintenance:cmd_maintenance",
+    "backup": "engine.cli.maintenance:cmd_backup",
+    "watch": "engine.cli.watch:cmd_watch",
+    "key": "engine.cli.keys:cmd_key",
+    "mcp": "engine.cli.mcp:cmd_mcp",
+    "opened": "engine.cli.frecency:cmd_opened",
+    "frecency": "engine.cli.frecency:cmd_frecency",
+    "people": "engine.cli.people:cmd_people",
 }
+
+
+def command(name: str) -> Command:
+    """The function of the command `name`, its module imported now."""
+    module, function = COMMANDS[name].split(":")
+    return cast(Command, getattr(importlib.import_module(module), function))
+
 
 GLOBAL_FLAGS = ("--root", "--db", "--config")  # engine.cli.common.add_common
 
@@ -64,7 +74,9 @@ def command_at(argv: Sequence[str]) -> int | None:
 def dispatch(argv: Sequence[str], out: TextIO) -> int:
     at = command_at(argv)
     if at is not None:  # global options before the command go to it, as if after it
-        return COMMANDS[argv[at]]([*argv[:at], *argv[at + 1 :]], out)
+        return command(argv[at])([*argv[:at], *argv[at + 1 :]], out)
+    from engine.cli.search import cmd_search, search_parser
+
     args = search_parser().parse_args(glue_values(argv))
     if args.version:
         from engine import __version__

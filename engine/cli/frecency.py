@@ -25,10 +25,10 @@ from engine.cli.common import (
     settings_from,
     tell,
 )
-from engine.core import read_people
 from engine.index.locks import WAITING_FOR_LOCK
 from engine.settings import Settings
 from engine.store import db, opens
+from engine.store.directory import read_people
 from engine.store.sql import chunks
 from engine.text import clean_text, is_clean
 

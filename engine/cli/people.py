@@ -8,13 +8,12 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from engine.cli.common import EXIT_OK, Parser, add_common, require_sound, settings_from
-from engine.core import read_people
-from engine.people import has_card
-from engine.people.cards import source_label
+from engine.people.cards import has_card, source_label
 from engine.people.curated import people_file_errors
 from engine.people.shared import identifiers_on_several
 from engine.records import Person
 from engine.settings import Settings
+from engine.store.directory import read_people
 
 NAME_WIDTH = 28
 

@@ -20,13 +20,12 @@ from engine.cli.common import (
     index_exit_code,
     settings_from,
 )
-from engine.core import read_people
-from engine.index import recovery
-from engine.people import carded
+from engine.people.cards import carded
 from engine.records import SearchResult
 from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
 from engine.settings import Settings
 from engine.store import db
+from engine.store.directory import read_people
 from engine.text import shown
 from engine.warm.argv import END_OF_OPTIONS, FREE_TEXT_FLAGS
 
@@ -205,6 +204,8 @@ def search_on(searcher: Searcher, settings: Settings, args: argparse.Namespace) 
     except SearchError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except apsw.Error as exc:  # a damaged page: the way forward, not a traceback
+        from engine.index import recovery  # the indexer's side: loaded only on damage
+
         reason = recovery.damage_behind(settings.db_path, exc)
         if reason is None:
             raise

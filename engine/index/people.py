@@ -16,17 +16,15 @@ honours at once. A changed people file is rebuilt at once by every run.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import apsw
 
 from engine.index.indexer import Indexer
 from engine.people import directory, load_people
-from engine.people.curated import load_me, people_file_errors
+from engine.people.curated import curated_signature, load_me, people_file_errors
 from engine.records import Person
 from engine.settings import Settings
 from engine.store import db
@@ -38,25 +36,10 @@ from engine.store.sql import chunks as chunks_sql
 _DATED = re.compile(r"\s*·\s*\d{4}-\d{2}-\d{2}[^·]*$")
 _ARCHIVE_MARK = re.compile(r"\.zip!", re.IGNORECASE)
 
-SIGNATURE_KEY = "people_file_signature"  # meta: the people files as the last build saw them
+SIGNATURE_KEY = people_store.SIGNATURE_KEY  # meta: the people files as the last build saw them
 SECONDS_KEY = "people_build_seconds"  # meta: what the last build took
 DUTY = 10  # a watch batch spends at most about 1/DUTY of the time rebuilding the directory
 ERROR_PATH = "<people>"  # where a failed build is reported, as a file's error would be
-
-
-def curated_signature(settings: Settings) -> str:
-    """What the people files are now: each root's file with its mtime and size (or
-    missing), as one JSON text to compare with the last build's."""
-    seen: list[list[object]] = []
-    for root in settings.roots:
-        path = Path(root) / settings.people_file
-        try:
-            stat = path.stat()
-        except OSError:
-            seen.append([str(path), None, None])
-            continue
-        seen.append([str(path), stat.st_mtime_ns, stat.st_size])
-    return json.dumps(seen, ensure_ascii=False)
 
 
 def needs_rebuild(conn: apsw.Connection, settings: Settings) -> str | None:

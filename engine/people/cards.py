@@ -1,11 +1,31 @@
-"""A person's card as text: the content of the profile result and the MCP card."""
+"""Who has a card, and a card as text: the content of the profile result and the MCP card.
+
+Read side only: a search imports this, never the directory's build (engine/people/directory.py).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from engine.records import Person
+from engine.settings import Settings
 from engine.sources import source_type
 
 SHOWN_IDENTIFIERS = 3
+
+
+def has_card(person: Person, settings: Settings) -> bool:
+    """Enough presence for a card: the people file names them, or they appear in enough
+    source types, or in enough messages (the `people.card_*` settings)."""
+    return (
+        person.curated
+        or len(person.sources) >= settings.people.card_min_sources
+        or person.messages >= settings.people.card_min_messages
+    )
+
+
+def carded(people: Iterable[Person], settings: Settings) -> list[Person]:
+    return [p for p in people if has_card(p, settings)]
 
 
 def profile_text(person: Person) -> str:

@@ -124,6 +124,21 @@ def people_file_errors(settings: Settings) -> list[tuple[str, str]]:
     return errors
 
 
+def curated_signature(settings: Settings) -> str:
+    """What the people files are now: each root's file with its mtime and size (or
+    missing), as one JSON text to compare with the one the directory was last built on."""
+    seen: list[list[object]] = []
+    for root in settings.roots:
+        path = Path(root) / settings.people_file
+        try:
+            stat = path.stat()
+        except OSError:
+            seen.append([str(path), None, None])
+            continue
+        seen.append([str(path), stat.st_mtime_ns, stat.st_size])
+    return json.dumps(seen, ensure_ascii=False)
+
+
 # -- the archive's owner: the people file's `me` ------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from engine.people.cards import has_card
 from engine.people.normalise import (
     dominant_country_code,
     name_key,
@@ -59,20 +60,6 @@ def build_directory(
     named = _named_owner(people, me, code)
     people = _with_seen_with(people, [[sightings[i] for i in g] for g in groups], named)
     return sorted(_with_first_names(people, settings), key=_directory_order)
-
-
-def has_card(person: Person, settings: Settings) -> bool:
-    """Enough presence for a card: the people file names them, or they appear in enough
-    source types, or in enough messages (the `people.card_*` settings)."""
-    return (
-        person.curated
-        or len(person.sources) >= settings.people.card_min_sources
-        or person.messages >= settings.people.card_min_messages
-    )
-
-
-def carded(people: Iterable[Person], settings: Settings) -> list[Person]:
-    return [p for p in people if has_card(p, settings)]
 
 
 # -- mentions as sightings ------------------------------------------------------------------

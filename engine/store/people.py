@@ -22,6 +22,7 @@ from engine.store.sql import schema as schema_sql
 
 STALE_KEY = "people_stale"  # meta: some file's mentions changed since the last build
 BUILT_KEY = "people_built"  # meta: when the directory was last written
+SIGNATURE_KEY = "people_file_signature"  # meta: the people files as the last build saw them
 
 Row = tuple[Any, ...]
 
