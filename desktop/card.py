@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from desktop import theme
 from desktop.formatting import plural
+from desktop.owner import offers_this_is_me, owner_note
 from desktop.requests import CardCounts
 from engine.people.cards import source_label
 
@@ -129,6 +130,7 @@ class ProfileCard(QFrame):
 
     only_person = Signal(str, bool)  # name, on
     all_mentions = Signal(str)
+    this_is_me = Signal(str)  # name: the user says this card is theirs
 
     def __init__(self) -> None:
         super().__init__()
@@ -157,6 +159,13 @@ class ProfileCard(QFrame):
         self.mentions = QPushButton("All mentions")
         self.mentions.setObjectName("cardButton")
         self.mentions.clicked.connect(lambda: self.all_mentions.emit(self._name()))
+        self.owner = _label(name="cardOwner", wrap=True)
+        self.me = QPushButton("This is me")
+        self.me.setObjectName("cardButton")
+        self.me.setToolTip(
+            "Memex takes you to be this person (written as “me” in your people file)"
+        )
+        self.me.clicked.connect(lambda: self.this_is_me.emit(self._name()))
         self._build()
         self.hide()
 
@@ -170,6 +179,7 @@ class ProfileCard(QFrame):
         middle = QVBoxLayout()
         middle.setSpacing(4)
         middle.addLayout(head)
+        middle.addWidget(self.owner)
         middle.addWidget(self.context)
         middle.addWidget(self.notes)
         middle.addWidget(self.facts)
@@ -179,6 +189,7 @@ class ProfileCard(QFrame):
         buttons.addStretch(1)
         buttons.addWidget(self.only)
         buttons.addWidget(self.mentions)
+        buttons.addWidget(self.me)
         right = QVBoxLayout()
         right.setSpacing(6)
         right.addLayout(buttons)
@@ -222,6 +233,9 @@ class ProfileCard(QFrame):
         self.timeline.setVisible(bool(milestones))
         self._set_data(profile)
         self._set_actions(name, only_on, counts or CardCounts())
+        self.owner.setText(owner_note(profile))
+        self.owner.setVisible(bool(self.owner.text()))
+        self.me.setVisible(offers_this_is_me(profile))
         self.show()
 
     def _set_actions(self, name: str, only_on: bool, counts: CardCounts) -> None:

@@ -15,13 +15,15 @@ from desktop import autostart, theme
 from desktop.config_file import write_config
 from desktop.hotkey import GlobalHotkey, HotkeyStatus
 from desktop.opener import Opener, SystemOpener
+from desktop.owner import owner_line
 from desktop.settings_dialog import EMBEDDER_KEYS, SettingsDialog
 from desktop.tasks import Tasks
 from desktop.tray import Tray, maintenance_summary, reindex_summary, status_lines
 from desktop.welcome import WelcomePage
 from desktop.window import SearchWindow
 from engine.index.reports import IndexStatus, MaintenanceResult
-from engine.records import IndexStats
+from engine.people.curated import PeopleFileError, write_me
+from engine.records import IndexStats, Person
 from engine.settings import Settings, SettingsError, default_config_path, load_settings
 from engine.text import shown
 
@@ -67,6 +69,7 @@ class MemexApp(QObject):
         self.settings_dialog: SettingsDialog | None = None
         self.welcome: WelcomePage | None = None
         self._suggested = False
+        self.people: list[Person] = []  # those with a card, the owner among them
         self._connect()
         if not settings.roots:
             self.show_welcome()  # a first run: from no data folder to a first result
@@ -81,7 +84,7 @@ class MemexApp(QObject):
         if self.settings.desktop.watching:
             self.tasks.start_watching()
         self.tray.set_watching_available(self.tasks.watcher is not None)
-        self.tasks.people(lambda people: self.window.filters.set_people([p.name for p in people]))
+        self.tasks.people(self._people_arrived)
         self.tasks.warm_up()
         self.refresh_status()
 
@@ -97,6 +100,7 @@ class MemexApp(QObject):
         self.tasks.work_changed.connect(t.set_work)
         self.tasks.watched.connect(lambda _batch: self.refresh_status())
         self.tasks.notice.connect(lambda text: self.notify("Memex", text))
+        self.window.this_is_me.connect(self.note_me)
         self.app.styleHints().colorSchemeChanged.connect(lambda _scheme: self._retheme())
 
     def _retheme(self) -> None:
@@ -130,7 +134,7 @@ class MemexApp(QObject):
         if self.settings.desktop.watching and self.tasks.watcher is None:
             self.tasks.start_watching()  # the first data folder: watch it from now on
             self.tray.set_watching_available(self.tasks.watcher is not None)
-        self.tasks.people(lambda ps: self.window.filters.set_people([p.name for p in ps]))
+        self.tasks.people(self._people_arrived)
         self.refresh_status()
 
     def rebuild(self) -> None:
@@ -169,7 +173,7 @@ class MemexApp(QObject):
         box = QMessageBox(
             QMessageBox.Icon.NoIcon,
             "Memex status",
-            "\n".join(status_lines(status)),
+            "\n".join([*status_lines(status), owner_line(self.people)]),
             QMessageBox.StandardButton.Close,
             self.window,
         )
@@ -177,6 +181,26 @@ class MemexApp(QObject):
         box.setDetailedText(f"Index: {status.db}\nRoots: {', '.join(status.roots)}")
         self.status_box = box
         box.open()
+
+    # -- people ----------------------------------------------------------------------------------
+
+    def _people_arrived(self, people: list[Person]) -> None:
+        self.people = people
+        self.window.filters.set_people([p.name for p in people])
+
+    def note_me(self, name: str) -> None:
+        """A card's "This is me": `me` in the people file (engine/people/curated.py,
+        `write_me`), then the directory read again and the search run again, so the card
+        says it at once."""
+        try:
+            write_me(self.settings, name)
+        except PeopleFileError as exc:
+            self.window.banner.setText(f"Memex could not note that you are {name}: {exc}")
+            self.window.banner.show()
+            return
+        self.tasks.engine.refresh()
+        self.tasks.people(self._people_arrived)
+        self.window.search_now()
 
     # -- the first run ---------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ class SearchWindow(WindowLayout, QWidget):
     """The window; `tasks` runs every search, `opener` opens hits (injected in tests)."""
 
     answered = Signal(object)  # SearchAnswer, after the window has shown it
+    this_is_me = Signal(str)  # a card's "This is me": the controller notes it
 
     def __init__(
         self,

@@ -48,6 +48,7 @@ class WindowLayout:
         self.card = ProfileCard()
         self.card.only_person.connect(self._only_person)
         self.card.all_mentions.connect(self._all_mentions)
+        self.card.this_is_me.connect(self.this_is_me)
         self.body = QStackedWidget()
         self.body.addWidget(self._results_pane())
         self.message = QLabel(
