@@ -181,6 +181,8 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (people.clear_people_sql, ()),
     (people.insert_person_sql, ()),
     (people.people_sql, ()),
+    (people.people_naming_sql, (2,)),
+    (people.people_at_sql, (3,)),
     (verdicts.create_table_sql, ()),
     (verdicts.exists_sql, ()),
     (verdicts.select_sql, ()),

@@ -21,11 +21,12 @@ from engine.cli.common import (
     settings_from,
 )
 from engine.people.cards import carded
-from engine.records import SearchResult
+from engine.records import Person, SearchResult
 from engine.search import MODES, NoIndexError, Searcher, SearchError, SearchResponse
+from engine.search.query.inputs import safe_query
 from engine.settings import Settings
 from engine.store import db
-from engine.store.directory import read_people
+from engine.store.directory import read_people, read_people_named
 from engine.text import shown
 from engine.warm.argv import END_OF_OPTIONS, FREE_TEXT_FLAGS
 
@@ -154,7 +155,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     check_limit(args)
     try:
         # One query: a vec0 scan is cheaper than loading every vector into memory.
-        people = carded(read_people(settings), settings)  # the directory, as the warm path
+        people = carded(people_for(args, settings), settings)
         searcher = Searcher(settings, vector_cache=False, keyword_index=False, people=people)
     except NoIndexError as exc:
         raise CliError(no_index_message(settings, exc), EXIT_NO_INDEX) from None
@@ -166,6 +167,15 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         searcher.close()
     print_response(response, args.json, args.explain, out)
     return EXIT_OK
+
+
+def people_for(args: argparse.Namespace, settings: Settings) -> list[Person]:
+    """The people this one search can name: those whose names hold a word of the query
+    (the answer is the one the whole directory gives, engine/store/directory.py), or
+    everyone when --person filters, whose unknown names are told with the nearest known."""
+    if args.person:
+        return read_people(settings)
+    return read_people_named(settings, safe_query(args.search))
 
 
 def no_index_message(settings: Settings, exc: NoIndexError) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import apsw
@@ -144,3 +144,21 @@ def read_directory(conn: apsw.Connection) -> list[Person] | None:
     if _meta(conn, BUILT_KEY) is None:
         return None
     return [Person.from_dict(json.loads(r[0])) for r in conn.execute(people_sql.people_sql())]
+
+
+def read_directory_naming(
+    conn: apsw.Connection,
+    words: Sequence[str],
+    names_hold: Callable[[Sequence[str], Collection[str]], bool],
+) -> list[Person] | None:
+    """The people of `read_directory` whose names `names_hold` one of `words`, in its
+    order; only their records are read. None when there is no directory (as there)."""
+    if not _exists(conn, "people") or _meta(conn, BUILT_KEY) is None:
+        return None
+    held = set(words)
+    rows = conn.execute(people_sql.people_naming_sql(len(words)), list(words))
+    found = [int(r[0]) for r in rows if names_hold([str(r[1]), *json.loads(r[2])], held)]
+    if not found:
+        return []
+    records = conn.execute(people_sql.people_at_sql(len(found)), found)
+    return [Person.from_dict(json.loads(r[0])) for r in records]

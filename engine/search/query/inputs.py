@@ -54,13 +54,18 @@ def search_inputs(
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise SearchError(f"limit must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
     return SearchInputs(
-        query=clean_text(str(query)).replace("\x00", " ")[:MAX_QUERY_CHARS],
+        query=safe_query(query),
         limit=limit,
         source_types=_distinct(source_types, MAX_SOURCE_TYPES, "source types", fold=False),
         since=date_bound(since, "since", now),
         until=date_bound(until, "until", now),
         people=_distinct(people, MAX_PEOPLE, "people", fold=True),
     )
+
+
+def safe_query(query: str) -> str:
+    """The query as a search reads it: clean text, no NUL, at most MAX_QUERY_CHARS."""
+    return clean_text(str(query)).replace("\x00", " ")[:MAX_QUERY_CHARS]
 
 
 def _distinct(values: Iterable[str] | None, most: int, what: str, *, fold: bool) -> tuple[str, ...]:

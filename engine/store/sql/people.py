@@ -76,3 +76,21 @@ def insert_person_sql() -> str:
 def people_sql() -> str:
     """The directory's records, in the order they were written."""
     return "SELECT record FROM people ORDER BY rowid"
+
+
+def people_naming_sql(words: int) -> str:
+    """Each person whose name or aliases may hold one of `words` words (bound: each word
+    in lower case, folded): (rowid, name, aliases as JSON), in the directory's order. A
+    superset: SQLite's lower() folds ASCII only, so a person whose names hold any other
+    character is always returned; the caller tells the words apart exactly."""
+    names = "(name || ' ' || coalesce(json_extract(record, '$.aliases'), '[]'))"
+    held = " OR ".join([f"instr(lower({names}), ?) > 0"] * words) or "0"
+    return (
+        "SELECT rowid, name, coalesce(json_extract(record, '$.aliases'), '[]') FROM people "
+        f"WHERE {names} GLOB '*[^ -~]*' OR {held} ORDER BY rowid"
+    )
+
+
+def people_at_sql(count: int) -> str:
+    """The records of `count` people by rowid (bound: the rowids), in the directory's order."""
+    return f"SELECT record FROM people WHERE rowid IN ({', '.join(['?'] * count)}) ORDER BY rowid"
