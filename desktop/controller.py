@@ -189,15 +189,18 @@ class MemexApp(QObject):
         self.window.filters.set_people([p.name for p in people])
 
     def note_me(self, name: str) -> None:
-        """A card's "This is me": `me` in the people file (engine/people/curated.py,
-        `write_me`), then the directory read again and the search run again, so the card
-        says it at once."""
+        """A card's "This is me": `me` in the people file, or the `people.me` setting when
+        no root has one (engine/people/curated.py, `write_me`), then the directory read
+        again and the search run again, so the card says it at once."""
         try:
-            write_me(self.settings, name)
+            written = write_me(self.settings, name)
         except PeopleFileError as exc:
             self.window.banner.setText(f"Memex could not note that you are {name}: {exc}")
             self.window.banner.show()
             return
+        if written == (self.settings.config_path or default_config_path()):
+            self.settings = self.settings.with_values(people__me=name)
+            self.tasks.update_settings(self.settings)
         self.tasks.engine.refresh()
         self.tasks.people(self._people_arrived)
         self.window.search_now()

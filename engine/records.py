@@ -80,6 +80,7 @@ class Conversation:
 
 
 OWNER_ME = "me"  # Person.owner: the people file's `me` names them
+OWNER_SETTING = "setting"  # Person.owner: no people file's `me`, the `people.me` setting
 OWNER_INFERRED = "inferred"  # Person.owner: the one person in most conversations
 
 
@@ -108,8 +109,9 @@ class Person:
     curated: bool = False  # in the people file
     hidden: bool = False  # the people file's `hidden: true`: never shown
     split: tuple[str, ...] = ()  # the people file's `not`: identifiers or names split off
-    # The archive's owner: OWNER_ME (the people file's `me` names them), OWNER_INFERRED
-    # (in most conversations: engine/people/directory.py), or "" for everyone else.
+    # The archive's owner: OWNER_ME (the people file's `me` names them), OWNER_SETTING
+    # (else the `people.me` setting does), OWNER_INFERRED (in most conversations:
+    # engine/people/directory.py), or "" for everyone else.
     owner: str = ""
 
     @property

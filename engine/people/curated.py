@@ -4,7 +4,8 @@ Each entry is a person as the user writes them: name, aliases, relationship, con
 interests, milestones, and the corrections the directory takes from it: `emails`, `phones`,
 `handles` (join what the rules did not), `not` (identifiers or names split off) and
 `hidden: true` (never shown). Beside the people, the file's `me` names the archive's
-owner (`load_me`; the window writes it with `write_me`). Unknown keys are ignored;
+owner (`load_me`); the window notes it with `write_me`, in the people file when a root has
+one, else as the `people.me` setting in Memex's config file. Unknown keys are ignored;
 docs/people.md has examples.
 """
 
@@ -17,12 +18,13 @@ from typing import Any
 
 from engine.people.normalise import slugify
 from engine.records import Person
-from engine.settings import Settings
+from engine.settings import Settings, default_config_path
 from engine.text import clean_json, has_surrogate_escape
 
 
 class PeopleFileError(ValueError):
-    """The people file cannot be read as people: one sentence, the file is left as it is."""
+    """The people file cannot be read as people, or `me` cannot be noted: one sentence,
+    the file is left as it is."""
 
 
 def _texts(value: Any) -> tuple[str, ...]:
@@ -126,7 +128,8 @@ def people_file_errors(settings: Settings) -> list[tuple[str, str]]:
 
 def curated_signature(settings: Settings) -> str:
     """What the people files are now: each root's file with its mtime and size (or
-    missing), as one JSON text to compare with the one the directory was last built on."""
+    missing), and the `people.me` setting when it is set, as one JSON text to compare with
+    the one the directory was last built on (a changed owner rebuilds it, as an edit does)."""
     seen: list[list[object]] = []
     for root in settings.roots:
         path = Path(root) / settings.people_file
@@ -136,6 +139,8 @@ def curated_signature(settings: Settings) -> str:
             seen.append([str(path), None, None])
             continue
         seen.append([str(path), stat.st_mtime_ns, stat.st_size])
+    if settings.people.me.strip():  # only when set: an index built without it stays as built
+        seen.append(["people.me", settings.people.me.strip()])
     return json.dumps(seen, ensure_ascii=False)
 
 
@@ -177,16 +182,38 @@ def load_me(settings: Settings) -> str:
     return ""
 
 
+def people_file_found(settings: Settings) -> Path | None:
+    """The first root's people file that exists; None when no root has one."""
+    paths = (Path(root) / settings.people_file for root in settings.roots)
+    return next((path for path in paths if path.exists()), None)
+
+
 def write_me(settings: Settings, me: str) -> Path:
-    """Set `me` in the people file: the first root's that exists, or a new one in the
-    first root (`{"me": …, "people": []}`). The file is written again as JSON, its people
-    and keys kept, `me` first; a bare list becomes `{"me": …, "people": [...]}`. Returns
-    its path; PeopleFileError (one sentence) when there is no root or the file cannot be
-    read or written."""
-    paths = [Path(root) / settings.people_file for root in settings.roots]
-    if not paths:
-        raise PeopleFileError("no data folder to keep a people file in")
-    path = next((p for p in paths if p.exists()), paths[0])
+    """Note who the archive's owner is: `me` in the first root's people file that exists
+    (`write_me_into`), else the `people.me` setting in Memex's config file. A root is
+    often the user's home or Downloads folder: no file or folder is made among their data
+    unasked (docs/people.md, "You"). Returns the path written; PeopleFileError (one
+    sentence) when it cannot be read or written."""
+    path = people_file_found(settings)
+    if path is not None:
+        write_me_into(path, me)
+        return path
+    config = settings.config_path or default_config_path()
+    # Imported here: a search reads this module, and only "This is me" writes TOML.
+    from engine.settings.config_writer import write_config
+
+    try:
+        write_config(config, {"people.me": me})  # the file's other settings kept
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise PeopleFileError(f"{config}: cannot be written ({reason})") from exc
+    return config
+
+
+def write_me_into(path: Path, me: str) -> None:
+    """Set `me` in the people file at `path`. The file is written again as JSON, its
+    people and keys kept, `me` first; a bare list becomes `{"me": …, "people": [...]}`.
+    PeopleFileError (one sentence) when it cannot be read or written."""
     raw = _raw_file(path)
     if raw is None:
         raw = {"people": []}
@@ -197,10 +224,8 @@ def write_me(settings: Settings, me: str) -> Path:
     document = {"me": me, **{k: v for k, v in raw.items() if k != "me"}}
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(path.name + ".memex-new")
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)  # never half a file: the directory reads it any time
     except OSError as exc:
         raise PeopleFileError(f"{path}: cannot be written ({exc.strerror or exc})") from exc
-    return path

@@ -29,7 +29,7 @@ from engine.people.normalise import (
 from engine.people.profile import NOT_CONVERSATIONS, person_of
 from engine.people.resolve import Sighting, resolve
 from engine.people.shared import shared_identifiers
-from engine.records import OWNER_INFERRED, OWNER_ME, Mention, Person
+from engine.records import OWNER_INFERRED, OWNER_ME, OWNER_SETTING, Mention, Person
 from engine.settings import Settings
 
 # A mention's names, identifiers, the people-file entries splitting it off, its name keys,
@@ -49,7 +49,7 @@ def build_directory(
     """One `Person` per resolved identity, hidden ones left out: the people file's people
     first (in its order), then the others by messages. `mentions` are `(source_file,
     source_type, mention)` as the store keeps them; `me`, the people file's (`load_me`),
-    names the archive's owner, who is otherwise inferred."""
+    names the archive's owner, else the `people.me` setting does, else they are inferred."""
     code = "".join(c for c in settings.people.country_code if c.isdigit())
     code = code or dominant_country_code(_phones(mentions, curated))
     sightings = _sightings(mentions, curated, code)
@@ -57,8 +57,8 @@ def build_directory(
     groups = [g for g in resolve(sightings, shared) if not _hidden(g, sightings, curated)]
     people = [person_of([sightings[i] for i in g], curated, shared) for g in groups]
     people = _with_slugs(people)
-    named = _named_owner(people, me, code)
-    people = _with_seen_with(people, [[sightings[i] for i in g] for g in groups], named)
+    named, named_by = _named_owner_of(people, (me, settings.people.me), code)
+    people = _with_seen_with(people, [[sightings[i] for i in g] for g in groups], named, named_by)
     return sorted(_with_first_names(people, settings), key=_directory_order)
 
 
@@ -233,8 +233,20 @@ def _owner(in_file: dict[str, set[int]]) -> int | None:
     return ranked[0][0]
 
 
+def _named_owner_of(
+    people: Sequence[Person], mes: tuple[str, str], code: str
+) -> tuple[int | None, str]:
+    """The owner the people file's `me` names (OWNER_ME), else the one the `people.me`
+    setting names (OWNER_SETTING); (None, "") when neither names anyone."""
+    for me, named_by in zip(mes, (OWNER_ME, OWNER_SETTING), strict=True):
+        named = _named_owner(people, me.strip(), code)
+        if named is not None:
+            return named, named_by
+    return None, ""
+
+
 def _named_owner(people: Sequence[Person], me: str, code: str) -> int | None:
-    """The person the people file's `me` names: by slug, then by name, then by alias, then
+    """The person `me` names (the people file's or the setting's): by slug, then by name, then by alias, then
     by an address, number or handle; among several, the first in the directory's order
     (the people file's people, then the most messages). None when `me` names no one."""
     if not me:
@@ -262,10 +274,11 @@ def _me_identifiers(me: str, code: str) -> set[str]:
 
 
 def _with_seen_with(
-    people: list[Person], groups: list[list[Sighting]], named: int | None
+    people: list[Person], groups: list[list[Sighting]], named: int | None, named_by: str
 ) -> list[Person]:
     """Whom each person shares the most conversations with, the owner left out (the
-    `named` one, or else the inferred one: `_owner`), and the owner marked."""
+    `named` one, or else the inferred one: `_owner`), and the owner marked (`named_by`
+    for the named one)."""
     in_file: dict[str, set[int]] = defaultdict(set)
     for index, group in enumerate(groups):
         for s in group:
@@ -283,6 +296,6 @@ def _with_seen_with(
         counts = together[index]
         ranked = heapq.nsmallest(SEEN_WITH, counts, key=lambda j: (-counts[j], people[j].name))
         seen = tuple((people[j].slug, people[j].name) for j in ranked)
-        role = "" if index != owner else OWNER_ME if index == named else OWNER_INFERRED
+        role = "" if index != owner else named_by if index == named else OWNER_INFERRED
         out.append(replace(person, seen_with=seen, owner=role))
     return out

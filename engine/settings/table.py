@@ -86,6 +86,14 @@ SETTINGS: tuple[Setting, ...] = (
         "data's international numbers carry.",
     ),
     Setting(
+        "people.me",
+        str,
+        "",
+        "Who you are, the archive's owner, when no people file says it (its `me` wins): a "
+        "name, alias, slug, address, number or handle as docs/people.md, 'You', lists; empty: "
+        "inferred. “This is me” on a card writes it here when no root has a people file.",
+    ),
+    Setting(
         "max_file_bytes",
         int,
         64 * 1024 * 1024,

@@ -18,6 +18,7 @@ class PeopleSettings:
     card_min_sources: int
     card_min_messages: int
     country_code: str
+    me: str
 
 @dataclass(frozen=True)
 class DiscoverySettings:
