@@ -8,8 +8,7 @@ headless CLI (engine/cli), after the warm `memex --search` had its try (engine/w
 
 This module imports only the standard library until it knows which path it takes, so
 `memex --search` reaches a running app's socket without numpy, the model or Qt. It lives
-beside `engine/cli`, not inside it: importing that package loads every command and their
-heavy imports.
+beside `engine/cli`, not inside it: that package loads numpy, apsw and the store.
 A frozen build has no entry-point metadata; its launcher (desktop/launcher.py) hands its
 front end in as `load_frontend`.
 """
