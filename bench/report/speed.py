@@ -1,9 +1,9 @@
 """The report's "Speed" part: query latency beside the floor and the peer of the same run.
 
 Each renderer reads one result file of bench.perf, bench.scale, bench.vector_scale,
-bench.blas_limit, bench.embed_overlap, bench.warm_cli or bench.mcp_latency. Ratios are
-computed here from the file's own figures, so a timing is only ever divided by another of
-the same run.
+bench.blas_limit, bench.embed_overlap, bench.cold_start, bench.warm_cli or
+bench.mcp_latency. Ratios are computed here from the file's own figures, so a timing is
+only ever divided by another of the same run.
 """
 
 from __future__ import annotations
@@ -253,6 +253,44 @@ def render_embed_overlap(data: dict[str, Any]) -> str:
     return markdown_table(headers, rows)
 
 
+# -- bench.cold_start ------------------------------------------------------------------------
+
+
+COLD_KINDS = (
+    ("memex", "`memex --search` (one-shot)"),
+    ("memex_before", "`memex --search` at the commit before"),
+    ("floor", "floor: model, query vector, one FTS5 query"),
+    ("python", "bare `python -c pass`"),
+)
+
+
+def render_cold_start(data: dict[str, Any]) -> str:
+    """Per index: each kind's median (min–max) and its ratio to the floor, same run."""
+    rows = []
+    for name, f in data["indexes"].items():
+        times, floor = f["timings"], f["timings"]["floor"]["median_s"]
+        for kind, label in COLD_KINDS:
+            if kind in times:
+                t = times[kind]
+                rows.append(
+                    [name, f"{f['chunks']:,}", label, seconds_cell(t), ratio(t["median_s"], floor)]
+                )
+    headers = ["index", "chunks", "process", "wall clock", "÷ floor"]
+    modules = [
+        f"{name}: {f['modules']['engine']} engine modules loaded, "
+        f"{f['modules']['index_and_extractors']} of engine.index/extractors"
+        + (
+            f" (at the commit before: {f['modules_before']['engine']}, "
+            f"{f['modules_before']['index_and_extractors']})"
+            if "modules_before" in f
+            else ""
+        )
+        for name, f in data["indexes"].items()
+    ]
+    runs = f"Median of {data['runs']} runs each, min–max in brackets; query '{data['query']}'."
+    return "\n\n".join([markdown_table(headers, rows), runs, "; ".join(modules) + "."])
+
+
 # -- bench.warm_cli, bench.mcp_latency -----------------------------------------------------
 
 
@@ -402,6 +440,12 @@ SECTIONS: list[Section] = [
         "embed_overlap-busy",
         render_embed_overlap,
         "bench.embed_overlap --busy",
+    ),
+    section(
+        "Cold start",
+        "cold_start",
+        render_cold_start,
+        "bench.cold_start --hashing-chunks 100000 --quiet-load 1.2",
     ),
     section("Warm CLI", "warm_cli", render_warm_cli, "bench.warm_cli --quiet-load 1.4"),
     section(
