@@ -88,6 +88,8 @@ def test_a_search_imports_no_indexer_reader_or_people_build(layer: list[str]) ->
     assert "sister" in str(found["out"])  # the card of the people file's Maya, read
     assert "engine.search.pipeline" in found["modules"]  # type: ignore[operator]
     assert heavy(found["modules"]) == []
+    # nor the HTTP client of the openai embedder and the re-ranker, both unused here
+    assert not {"engine.net", "engine.embedders.openai_embedder"} & set(found["modules"])  # type: ignore[arg-type]
 
 
 def test_a_command_still_loads_what_it_needs(layer: list[str]) -> None:

@@ -45,26 +45,38 @@ def register(name: str) -> Callable[[EmbedderFactory], EmbedderFactory]:
     return add
 
 
-def _load_builtin() -> None:
-    # Importing registers; remote embedders import their client lazily inside.
+# The built-ins by the name they register under, and the module that registers it.
+BUILTIN = {
+    "local": "local",
+    "hashing": "hashing",
+    "openai": "openai_embedder",
+    "sentence-transformers": "sentence_transformers",
+}
+OPTIONAL = ("openai_embedder", "sentence_transformers")  # a build may leave these out
+
+
+def _load_builtin(name: str | None) -> None:
+    """Import the module that registers `name`, or every built-in (None): importing
+    registers. One name's alone, as a one-shot search would otherwise load the HTTP client
+    of the openai embedder (http.client, ssl, email) for the local model."""
     import importlib
 
-    from engine.embedders import hashing, local  # noqa: F401
-
-    for module in ("openai_embedder", "sentence_transformers"):
+    modules = [BUILTIN[name]] if name in BUILTIN else list(BUILTIN.values())
+    for module in modules:
         try:
             importlib.import_module(f"engine.embedders.{module}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"engine.embedders.{module}":
+            if module not in OPTIONAL or exc.name != f"engine.embedders.{module}":
                 raise
 
 
 def create_embedder(settings: Settings) -> Embedder:
     """The embedder named in the settings; EmbedderError if it is unknown or unusable."""
-    _load_builtin()
     name = settings.embedder.name
+    _load_builtin(name)
     factory = REGISTRY.get(name)
     if factory is None:
+        _load_builtin(None)  # every built-in, to name what is known
         raise EmbedderError(f"unknown embedder '{name}' (known: {', '.join(sorted(REGISTRY))})")
     return factory(settings)
 

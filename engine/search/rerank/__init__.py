@@ -16,12 +16,26 @@ from collections.abc import Callable, Mapping, Sequence
 from engine.search.context import Reranked, SearchContext
 from engine.search.hits import Hit
 from engine.search.outcome import RerankMiss
-from engine.search.rerank import http, onnx
 from engine.search.rerank.base import Backend, BackendFactory, RerankError, Scores
 from engine.search.rerank.stage import document_text, head_positions, reorder
 from engine.settings import Settings
 
-BACKENDS: dict[str, BackendFactory] = {"http": http.create, "onnx": onnx.create}
+
+def _http(settings: Settings) -> Backend:
+    # Imported when the backend is made: the HTTP client (http.client, ssl, email) costs
+    # every one-shot search milliseconds, and the stage is off by default.
+    from engine.search.rerank import http
+
+    return http.create(settings)
+
+
+def _onnx(settings: Settings) -> Backend:
+    from engine.search.rerank import onnx
+
+    return onnx.create(settings)
+
+
+BACKENDS: dict[str, BackendFactory] = {"http": _http, "onnx": _onnx}
 
 
 class Reranker:
