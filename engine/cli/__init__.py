@@ -31,7 +31,7 @@ from engine.warm.argv import glue_values
 
 Command = Callable[[Sequence[str], TextIO], int]
 
-# name -> "module:function", imported on dispatch (tests/test_cli.py imports each one).
+# name -> "module:function", imported on dispatch (tests/test_cold_start.py imports each).
 COMMANDS: dict[str, str] = {
     "reindex": "engine.cli.index:cmd_reindex",
     "discover": "engine.cli.index:cmd_discover",
