@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Remove what install.sh put in place: the app folder, menu entry, autostart entry, icons and the
-# ~/.local/bin symlinks. Your index, config and logs stay unless --purge.
+# ~/.local/bin symlinks, and Memex's cache. Your index, config and logs stay unless --purge.
 #
 #   ~/.local/share/memex/app/uninstall.sh [--purge]
 set -euo pipefail
@@ -10,7 +10,7 @@ usage() {
 usage: uninstall.sh [--purge]
 
   --purge   also delete your Memex data: the index and demo data (~/.local/share/memex),
-            config (~/.config/memex), logs (~/.local/state/memex) and cache (~/.cache/memex)
+            config (~/.config/memex) and logs (~/.local/state/memex)
 
 Environment: XDG_DATA_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME, MEMEX_BIN_DIR.
 USAGE
@@ -76,11 +76,14 @@ for stage in "$DATA_HOME"/memex/.app.new.*; do
   remove "$stage"
 done
 
+# The cache holds only what Memex makes again by itself (the model's checksum memo, the warm
+# server's sockets), so it goes with the app.
+remove "$CACHE_HOME/memex"
+
 if [ "$PURGE" = 1 ]; then
   remove "$DATA_HOME/memex"
   remove "$CONFIG_HOME/memex"
   remove "$STATE_HOME/memex"
-  remove "$CACHE_HOME/memex"
 else
   rmdir "$DATA_HOME/memex" 2>/dev/null || true
 fi
