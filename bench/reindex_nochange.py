@@ -21,18 +21,15 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
-import os
 import pstats
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from bench import perf_data
-from bench.common import OUT, REPO, bench_settings, digest, machine, wait_for_quiet, write_figures
-from bench.home_discovery import build_home
+from bench.common import OUT, bench_settings, digest, machine, wait_for_quiet, write_figures
+from bench.home_discovery import build_home, cli_reindex
 from engine.index.runs import reindex
 from engine.settings import Settings
 from engine.store import db
@@ -84,24 +81,7 @@ def first_index(settings: Settings, target: Path) -> tuple[Settings, dict[str, A
 
 def cli_runs(settings: Settings, runs: int) -> dict[str, Any]:
     """`memex reindex` in a child process, `runs` times: median and each run's seconds."""
-    config = settings.db_path.parent / "bench-config.toml"
-    argv = [
-        *MEMEX,
-        *("--root", str(settings.roots[0]), "--db", str(settings.db_path)),
-        *("--config", str(config), "reindex"),
-    ]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEX_")}
-    seconds = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True)
-        seconds.append(time.perf_counter() - started)
-        if done.returncode != 0:
-            raise SystemExit(f"memex reindex failed: {done.stderr.strip()}")
-    return {
-        "median_s": round(statistics.median(seconds), 3),
-        "runs": [round(s, 3) for s in seconds],
-    }
+    return cli_reindex(settings, settings.db_path.parent / "bench-config.toml", runs)
 
 
 def profiled_run(settings: Settings) -> dict[str, Any]:
