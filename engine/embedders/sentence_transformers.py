@@ -123,7 +123,7 @@ def _quiet_transformers() -> None:
         from transformers.utils import logging as hf_logging
     except ImportError:
         return
-    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call, unused-ignore]
 
 
 @register("sentence-transformers")
