@@ -104,7 +104,7 @@ class Preview(QTextBrowser):
         self.setHtml(preview_html(result, around))
         self.verticalScrollBar().setValue(0)
         if any(not c.is_hit for c in around):
-            QTimer.singleShot(0, self._scroll_to_hit)  # once the new text is laid out
+            QTimer.singleShot(0, self, self._scroll_to_hit)  # after layout; dropped if self is gone
 
     def _scroll_to_hit(self) -> None:
         """The hit a quarter of the way down, its preceding context above it."""

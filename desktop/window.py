@@ -134,7 +134,7 @@ class SearchWindow(WindowLayout, QWidget):
             self._was_active = True
         elif self._was_active and self.hide_on_blur and self.can_hide:
             self._was_active = False  # hide only when focus goes from us to elsewhere
-            QTimer.singleShot(0, self._maybe_hide_on_blur)
+            QTimer.singleShot(0, self, self._maybe_hide_on_blur)
 
     def _maybe_hide_on_blur(self) -> None:
         active = QApplication.activeWindow()

@@ -242,3 +242,22 @@ def test_without_tray_or_hotkey_escape_minimises_instead(qtbot: Any, memex: Meme
     assert not window.can_hide  # the fixture's app has neither: hiding would lose it
     qtbot.keyClick(window.query, Qt.Key.Key_Escape)
     assert window.isVisible() and window.isMinimized()
+
+
+def test_a_preview_deleted_before_its_scroll_raises_nothing(qtbot: Any, memex: MemexApp) -> None:
+    """The scroll to the hit waits for layout; a window closed meanwhile drops it quietly."""
+    import shiboken6
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.preview import Preview
+
+    type_query(qtbot, memex, "standup")
+    hit = memex.window.model.results[0]
+    reader = db.connect(memex.settings.db_path, create=False)
+    around = neighbours(reader, hit.id)
+    reader.close()
+    assert any(not c.is_hit for c in around), "the scroll is deferred only with context"
+    preview = Preview()
+    preview.show_result(hit, around)
+    shiboken6.delete(preview)
+    QApplication.processEvents()  # pytest-qt fails the test on an exception raised here
