@@ -5,7 +5,7 @@ from __future__ import annotations
 import apsw
 import pytest
 
-from engine.language import analyze, detect, syncope
+from engine.language import analyze, detect, irregular, syncope
 from engine.language.codes import CANDIDATES, STEMMERS, has_cjk, normalised
 from engine.store.sql.schema import TOKENIZER
 
@@ -84,6 +84,30 @@ def test_only_nordic_words_of_that_shape_get_variants() -> None:
     assert syncope.variants("barn", "barn", "sv") == []  # no unstressed -el/-er/-en
     assert syncope.variants("bok", "bok", "no") == []  # too short
     assert syncope.variants("vinter", "vint", "sv") == ["vintr"]  # never the stem itself
+
+
+def test_a_plural_that_changes_the_noun_meets_its_singular() -> None:
+    pairs = [
+        ("nl", "kind", "kinderen"),
+        ("nl", "ei", "eieren"),
+        ("no", "bok", "bøkene"),
+        ("no", "mann", "menn"),
+        ("sv", "hand", "händerna"),
+        ("sv", "bok", "böcker"),
+        ("da", "fod", "fødder"),
+    ]
+    for language, singular, plural in pairs:
+        one = " ".join(analyze.query_words(singular, language))
+        other = " ".join(analyze.query_words(plural, language))
+        assert one != other  # Snowball stems them apart: what the list is for
+        assert other in irregular.variants(one, language), (singular, plural)
+        assert one in irregular.variants(other, language), (plural, singular)
+
+
+def test_only_listed_nouns_get_other_stems() -> None:
+    assert irregular.variants("boek", "nl") == []  # a regular plural: "boeken" stems to it
+    assert irregular.variants("kind", "de") == []  # no list for the language
+    assert irregular.variants("bok", "nn") == irregular.variants("bok", "no")  # Nynorsk
 
 
 def test_english_is_left_to_fts5s_porter_and_needs_no_search_text() -> None:

@@ -33,6 +33,7 @@ FOUND = [
     ("blomma", "familjen.jsonl"),  # sv: blommorna
     ("cykel", "familjen.jsonl"),  # sv: cykeln
     ("cyklarna", "familjen.jsonl"),  # sv: cykeln, the vowel "cykel" drops as it inflects
+    ("mann", "jobb.jsonl"),  # no: mennene, a plural that changes the noun
     ("Rechnungen", "wg.jsonl"),  # de: Rechnung
     ("Fahrrad", "wg.jsonl"),  # de: Fahrräder
     ("réserver", "amis.jsonl"),  # fr: réservé

@@ -5,7 +5,8 @@ query does not say its language, and a word is often a word in several ("gift", 
 each query term is written in each language the index's chunks are in (`meta.languages`,
 engine/index/keyword_format.py): stemmed by that language's Snowball stemmer, a run of Han,
 Kana or Hangul cut into its pairs (each pair one term, as a word is), a Nordic noun's other
-stem beside its own ("nyckl" of "nycklarna" beside "nyckel", engine/language/syncope.py).
+stem beside its own ("nyckl" of "nycklarna" beside "nyckel", engine/language/syncope.py),
+a listed noun's other stems ("kinder" of "kinderen" beside "kind", engine/language/irregular.py).
 The forms of one word are OR-ed as terms of their own: a form the index does not hold is
 dropped when another form of the word is there, since it matches nothing and would only
 lower the share of the query a chunk holds (engine/search/retrieve/keyword_share.py); when
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 
 import apsw
 
-from engine.language import syncope
+from engine.language import irregular, syncope
 from engine.language.analyze import query_words
 from engine.language.codes import ENGLISH, has_cjk
 from engine.search.query.fts import match_expression, query_terms
@@ -69,7 +70,7 @@ def words_of(term: str, langs: Sequence[str]) -> list[list[str]]:
     forms = []
     for lang in langs:
         stem = " ".join(query_words(term, lang)) or term
-        forms += [stem, *syncope.variants(term, stem, lang)]
+        forms += [stem, *syncope.variants(term, stem, lang), *irregular.variants(stem, lang)]
     if ENGLISH not in langs:
         forms.insert(0, term)  # as written: an index made before languages holds it so
     return [list(dict.fromkeys(forms))]
