@@ -15,7 +15,10 @@ of eleven languages, as a person's would be. Per language:
   layer and on the demo layer alone (English, which the local model reads);
 - language detection: the share of the language's chunks told right, and of its messages
   told right one by one (too short alone: why a chunk's window decides), with the time per
-  message.
+  message;
+- each top-3 share again with the as-written order of keyword hits off (an ablation:
+  engine/search/retrieve/as_written.py);
+and bench.personal's 60 English queries on this index, with the as-written order and without.
 Writes bench/out/languages.json. With --embedder (another model's vectors beside the local
 model's): bench/languages_embedder.py, into the file --json names.
 """
@@ -27,10 +30,12 @@ import json
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
+from bench import personal
 from bench.common import (
     OUT,
     CachedEmbedder,
@@ -47,6 +52,7 @@ from engine.index.runs import reindex
 from engine.language.detect import Detector
 from engine.resources import demo_dir
 from engine.search import Searcher
+from engine.search.query import forms
 from engine.settings import Settings
 from engine.store import db
 
@@ -190,12 +196,17 @@ def benchmark(rebuild: bool) -> dict[str, Any]:
                 **score_queries(searcher, settings, lang),
                 "detection": detection(settings, lang),
             }
+        with as_written_off():
+            for lang in languages:
+                scored = score_queries(searcher, settings, lang)
+                per[lang["name"]]["as_written_off"] = {m: scored[m] for m in (KEYWORD, DEFAULT)}
     finally:
         searcher.close()
     here, counts = nonsense_shares(settings, nonsense)
     demo, demo_counts = nonsense_shares(demo_index(False), nonsense)
     return {
         "languages": per,
+        "english": english(settings),
         "nonsense": {
             "queries": len(nonsense),
             "this_layer": here,
@@ -206,25 +217,59 @@ def benchmark(rebuild: bool) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def as_written_off() -> Iterator[None]:
+    """Searches without the as-written order of keyword hits (engine/search/retrieve/
+    as_written.py): the ablation beside each figure."""
+    saved = forms.WRITTEN_WORDS
+    forms.WRITTEN_WORDS = 0
+    try:
+        yield
+    finally:
+        forms.WRITTEN_WORDS = saved
+
+
+def english(settings: Settings) -> dict[str, Any]:
+    """bench.personal's English queries on this eleven-language index, per mode, with the
+    as-written order and without it: what the languages cost a person's English searches."""
+    out: dict[str, Any] = {}
+    for label, off in (("as_written", False), ("as_written_off", True)):
+        with as_written_off() if off else nullcontext():
+            out[label] = {
+                m: personal.benchmark(settings, mode=m)["mean"] for m in (DEFAULT, KEYWORD)
+            }
+    return out
+
+
 def report(data: dict[str, Any]) -> str:
     rows = []
     for name, v in data["languages"].items():
-        d = v["detection"]
+        d, off = v["detection"], v["as_written_off"]
         rows.append([
             name, v["queries"], v[KEYWORD]["top3"], v[DEFAULT]["top3"], v[DEFAULT]["mrr@10"],
-            d["chunks_right"], d["messages_right"],
+            off[KEYWORD]["top3"], off[DEFAULT]["top3"], d["chunks_right"], d["messages_right"],
         ])  # fmt: skip
     table = markdown_table(
         ["language", "queries", "top 3, keyword", "top 3, default", "MRR@10, default",
+         "top 3, keyword, as-written off", "top 3, default, as-written off",
          "chunks' language right", "messages alone right"],
         rows,
     )  # fmt: skip
+    english_rows = [
+        [label.replace("_", " "), mode, v["ndcg@10"], v["mrr@10"], v["cases"]]
+        for label, modes in data["english"].items()
+        for mode, v in modes.items()
+    ]
+    english_table = markdown_table(["order", "mode", "nDCG@10", "MRR@10", "queries"], english_rows)
     n = data["nonsense"]
     shares = markdown_table(
         ["nonsense queries (≤ 1 hit)", "share"],
         [["this layer (11 languages)", n["this_layer"]], ["demo layer (English)", n["demo_layer"]]],
     )
-    return f"{table}\n\n{n['queries']} nonsense queries in ten languages:\n\n{shares}"
+    return (
+        f"{table}\n\n{n['queries']} nonsense queries in ten languages:\n\n{shares}\n\n"
+        f"bench.personal's English queries in this eleven-language index:\n\n{english_table}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -216,3 +216,19 @@ def test_pinning_the_languages_rebuilds_the_keyword_side(
     assert keyword_format.ensure_current(conn, pinned, NullReporter())
     assert keyword_format.present_languages(conn) == ["no"]
     conn.close()
+
+
+def test_a_stem_shared_by_chance_yields_to_the_word_as_written(
+    languages_index: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spanish "invitado" and English "invited" are both "invit": the message holding the
+    word as typed ("invitados") comes first, in every mode; BM25 alone puts the English
+    note, which says "invit…" three times, first."""
+    searcher = Searcher(languages_index)
+    for mode in ("bm25", "hybrid"):
+        assert top_files(searcher, "invitado", mode, limit=1) == ["amigos.jsonl"], mode
+    assert forms.written_words(searcher.conn, "invitado") == ["invitado"]
+    assert forms.written_words(searcher.conn, "invite the neighbours to the party") == []
+    monkeypatch.setattr(forms, "written_words", lambda *args, **kwargs: [])
+    assert top_files(searcher, "invitado", "bm25", limit=1) == ["party.md"]
+    searcher.close()

@@ -152,18 +152,30 @@ def no_answer(data: dict[str, Any]) -> str:
 
 
 def languages(data: dict[str, Any]) -> str:
-    """Per language: top 3 in keyword and default mode, MRR@10, detection; the nonsense set."""
+    """Per language: top 3 in keyword and default mode (and with the as-written order off),
+    MRR@10, detection; the nonsense set; bench.personal's English queries on the layer."""
     rows = []
     for name, v in data["languages"].items():
-        d = v["detection"]
+        d, off = v["detection"], v["as_written_off"]
         rows.append([
             name, v["queries"], v["bm25"]["top3"], v["hybrid"]["top3"], v["hybrid"]["mrr@10"],
+            off["bm25"]["top3"], off["hybrid"]["top3"],
             d["chunks_right"], d["messages_right"], d["us_per_message"],
         ])  # fmt: skip
     table = markdown_table(
         ["language", "queries", "top 3, keyword", "top 3, default", "MRR@10, default",
+         "top 3, keyword, as-written off", "top 3, default, as-written off",
          "chunks' language right", "messages alone right", "µs a message"],
         rows,
+    )  # fmt: skip
+    english = markdown_table(
+        ["keyword hits' order", "mode", "nDCG@10", "MRR@10", "queries"],
+        [
+            [label.replace("_", " "), "default" if mode == "hybrid" else "keyword",
+             v["ndcg@10"], v["mrr@10"], v["cases"]]
+            for label, modes in data["english"].items()
+            for mode, v in modes.items()
+        ],
     )  # fmt: skip
     missed = [
         f"{name} `{m['query']}` ({m['kind']}, {m['mode']}: "
@@ -177,7 +189,10 @@ def languages(data: dict[str, Any]) -> str:
         [["the layer of eleven languages", n["this_layer"]], ["the demo layer", n["demo_layer"]]],
     )
     missed_text = "Missed: " + "; ".join(missed) + "." if missed else "Nothing missed."
-    return f"{table}\n\n{missed_text}\n\n{n['queries']} nonsense queries:\n\n{shares}"
+    return (
+        f"{table}\n\n{missed_text}\n\n{n['queries']} nonsense queries:\n\n{shares}\n\n"
+        f"bench.personal's 60 English queries on the layer of eleven languages:\n\n{english}"
+    )
 
 
 def languages_embedder(data: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ Nynorsk, `nb` and `nn` in a user's settings, are read as `no`).
 from __future__ import annotations
 
 import re
+import unicodedata
 
 ENGLISH = "en"
 
@@ -86,3 +87,9 @@ def normalised(code: str) -> str:
 def has_cjk(text: str) -> bool:
     """Whether the text holds a character of a script written without spaces."""
     return CJK_CHAR.search(text) is not None
+
+
+def folded(text: str) -> str:
+    """Case folded and composed, accents kept: "Réservé" and "réservé" are one word,
+    "reserved" another."""
+    return unicodedata.normalize("NFC", text).casefold()

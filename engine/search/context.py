@@ -123,6 +123,8 @@ class SearchContext:
     # seq -> row, read once per search: the keyword hits' while the query is still being
     # embedded (engine/search/retrieve/retrieval.py), the rest by `Locate`
     rows: dict[int, ChunkRow] = field(default_factory=dict)
+    # the query's words as typed in an index of several languages (retrieve/as_written.py)
+    written: list[str] = field(default_factory=list)
 
     @property
     def cfg(self) -> SearchSettings:

@@ -210,6 +210,7 @@ class Searcher:
             matcher=self.matcher,
             conn=self.conn,
             terms=forms.keyword_terms(self.conn, keywords, self.config.stop_words),
+            written=forms.written_words(self.conn, keywords, self.config.stop_words),
             mode=mode,
             prefix=prefix,
             dated=dated,

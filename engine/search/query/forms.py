@@ -25,7 +25,7 @@ import apsw
 
 from engine.language import irregular, syncope
 from engine.language.analyze import query_words
-from engine.language.codes import ENGLISH, has_cjk
+from engine.language.codes import ENGLISH, folded, has_cjk
 from engine.search.query.fts import match_expression, query_terms
 from engine.store import db
 from engine.store.sql import fts as fts_sql
@@ -33,11 +33,26 @@ from engine.store.sql import meta as meta_sql
 from engine.store.sql.schema import TOKENIZER
 
 MAX_TERMS = 48  # terms after expansion, at most (a long pasted text stays cheap)
+WRITTEN_WORDS = 2  # query words, at most, for the as-written order of the keyword hits
 
 
 def keyword_terms(conn: apsw.Connection, query: str, drop_stop_words: bool = True) -> list[str]:
     """The query's terms in every language the index holds (`expand`)."""
     return expand(conn, query_terms(query, drop_stop_words), languages(conn))
+
+
+def written_words(conn: apsw.Connection, query: str, drop_stop_words: bool = True) -> list[str]:
+    """The query's words as typed, case folded, for the as-written order of the keyword hits
+    (engine/search/retrieve/as_written.py); none in an index of English alone, and none for
+    a run of Han, Kana or Hangul (its pairs are its words). A query of more than
+    `WRITTEN_WORDS` words (stop words aside) gets none: its other words tell the messages
+    apart, and BM25's weight for its rarer words decides (bench.languages measures both:
+    the English queries of bench.personal keep their figures in its eleven-language index)."""
+    if languages(conn) in ([], [ENGLISH]):
+        return []
+    terms = query_terms(query, drop_stop_words)
+    words = [folded(t) for t in terms if " " not in t and not has_cjk(t) and len(t) > 1]
+    return words if len(terms) <= WRITTEN_WORDS else []
 
 
 def languages(conn: apsw.Connection) -> list[str]:

@@ -14,7 +14,7 @@ from engine.search.context import FloatArray, Retrieved, SearchContext
 from engine.search.hits import Hit
 from engine.search.outcome import VectorMiss
 from engine.search.query.aliases import expanded_terms
-from engine.search.retrieve import feedback, keyword_share
+from engine.search.retrieve import as_written, feedback, keyword_share
 from engine.search.retrieve.vector_coverage import coverage_warning
 
 
@@ -25,6 +25,7 @@ class Retrieve:
     reads = (
         "mode", "inputs", "settings", "terms", "query", "matcher", "filters", "prefix",
         "retrievers", "conn", "embedding", "vector_misses", "rows", "warnings", "retrieved",
+        "written",
     )  # fmt: skip
     writes = ("retrieved", "rows", "warnings")
 
@@ -49,7 +50,7 @@ def retrieved(ctx: SearchContext) -> Retrieved:
     keywords = None
     if mode in ("hybrid", "bm25"):
         keywords = ctx.retrievers.keywords(keyword_terms(ctx), k, ctx.filters, ctx.prefix)
-        lists["bm25"] = list(keywords.top)
+        lists["bm25"] = keyword_order(ctx, keywords)
     shares = keyword_votes(ctx, lists, keywords) if mode == "hybrid" else {}
     if mode not in ("hybrid", "vector"):
         return Retrieved(lists, mode, keywords=keywords, miss=VectorMiss.KEYWORD_CHOSEN)
@@ -67,8 +68,20 @@ def retrieved(ctx: SearchContext) -> Retrieved:
     if mode == "vector" or ctx.embedding is not None:
         if keywords is None:
             keywords = ctx.retrievers.keywords(keyword_terms(ctx), k, ctx.filters, ctx.prefix)
-        return Retrieved({"bm25": list(keywords.top)}, "bm25", True, keywords=keywords, miss=miss)
+        return Retrieved(
+            {"bm25": keyword_order(ctx, keywords)}, "bm25", True, keywords=keywords, miss=miss
+        )
     return Retrieved(lists, mode, shares=shares, keywords=keywords, miss=miss)
+
+
+def keyword_order(ctx: SearchContext, keywords: keyword_share.Keywords) -> list[int]:
+    """The keyword hits, BM25's order; in an index of several languages, those holding the
+    query's words as written first (engine/search/retrieve/as_written.py)."""
+    seqs = list(keywords.top)
+    if not ctx.written:
+        return seqs
+    ctx.rows.update(ctx.retrievers.rows([s for s in seqs if s not in ctx.rows]))
+    return as_written.reorder(seqs, ctx.rows, ctx.written)
 
 
 def vector_miss(ctx: SearchContext) -> VectorMiss:
