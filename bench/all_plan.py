@@ -80,6 +80,7 @@ ESTIMATES: dict[str, Estimate] = {
     "first_hour-100000-keyword": Estimate(8.0),
     "first_hour-100000-noraw": Estimate(60.0, memory_gb=4.0),  # a whole 100k index
     "embedders": Estimate(6.0),
+    "model_ceiling": Estimate(12.0),  # about 20 configurations a workload, staged
     "demo": Estimate(4.0),
     "home_discovery": Estimate(12.0),
     "reindex_nochange": Estimate(15.0),

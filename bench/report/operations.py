@@ -1,6 +1,7 @@
 """The report's operational parts: indexing, discovery and people, freshness, trust boundaries.
 
-Each renderer reads one result file of bench.first_hour, bench.embedders, bench.demo,
+Each renderer reads one result file of bench.first_hour, bench.embedders (and
+bench.model_ceiling, rendered by bench/report/model_ceiling.py), bench.demo,
 bench.home_discovery, bench.people, bench.reindex_nochange, bench.freshness, bench.churn,
 bench.hostile_http, bench.mcp_fuzz or bench.warm_slow_clients.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from bench.report import model_ceiling
 from bench.report.sections import Render, Section
 from bench.report.tables import markdown_table
 
@@ -397,6 +399,13 @@ SECTIONS: list[Section] = [
         "embedders",
         render_embedders,
         "bench.embedders --short 1000 --chunks 150 --repeat 2",
+        INDEXING,
+    ),
+    section(
+        "The local model at this CPU's limit",
+        "model_ceiling",
+        model_ceiling.render,
+        "bench.model_ceiling --quiet-load 1.2",
         INDEXING,
     ),
     section("The demo index", "demo", render_demo, "bench.demo --quiet-load 1.4", INDEXING),

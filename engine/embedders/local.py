@@ -109,6 +109,11 @@ class LocalEmbedder:
     def dim(self) -> int:
         return DIM
 
+    def configuration(self) -> dict[str, object]:
+        """How texts go through the model (bench/model_ceiling.py reports it)."""
+        return {"batch": self._batch_size, "sorted": True, "intra": 1, "runs": self._runs,
+                "sessions": 1, "graph": "all", "parallel": False}  # fmt: skip
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed in length-sorted batches so padding stays small; order is preserved."""
         out = np.zeros((len(texts), DIM), dtype=np.float32)
@@ -148,20 +153,26 @@ class LocalEmbedder:
         return vector
 
     def _run(self, encodings: list) -> Vectors:  # type: ignore[type-arg]
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            ids[row, : len(enc.ids)] = enc.ids
-            mask[row, : len(enc.ids)] = 1
         _, session, inputs = self._load()
-        feed = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in inputs:
-            feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = session.run(None, feed)[0]
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        return normalise(pooled.astype(np.float32))
+        return run_batch(session, inputs, encodings)
+
+
+def run_batch(session: Any, inputs: set[str], encodings: list) -> Vectors:  # type: ignore[type-arg]
+    """One padded batch through the session: mean-pooled over the mask, L2-normalised.
+    (bench/model_ceiling.py runs its sessions through this too, so it measures this code.)"""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, enc in enumerate(encodings):
+        ids[row, : len(enc.ids)] = enc.ids
+        mask[row, : len(enc.ids)] = 1
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in inputs:
+        feed["token_type_ids"] = np.zeros_like(ids)
+    hidden = session.run(None, feed)[0]
+    weights = mask[:, :, None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    return normalise(pooled.astype(np.float32))
 
 
 @register("local")
