@@ -7,10 +7,11 @@ Two workloads from bench/embedders.py (real chat text): short messages (~16 toke
 windows of ten `Name: text` lines (~145 tokens, the indexer's chat chunks). For each, a staged
 sweep (bench/model_runner.py builds the sessions from the local embedder's own files):
 
-1. around the baseline (batch 4, length-sorted, two runs side by side of one intra-op thread,
-   one shared session, graph optimisation "all": the local embedder's configuration before
-   this sweep was first run), vary one axis at a time: batch size (1–64); sorted or not;
-   intra-op threads × runs side by side (1, 2 × 1, 2); one run with the parallel execution
+1. around the baseline (the local embedder's own configuration: `embedder.batch_size`'s
+   default, length-sorted, one run of one intra-op thread per core side by side, one shared
+   session, onnxruntime's default graph optimisation "all"), vary one axis at a time: batch
+   size (1–64); sorted or not; intra-op threads × runs side by side (1, 2 × 1, 2 and one per
+   core); one run with the parallel execution
    mode on two inter-op threads (where a core would otherwise sit idle); the four graph
    optimisation levels; one session shared by both threads or one per thread;
 2. combine each axis's best value, and try that combination at half and twice its batch.
@@ -28,6 +29,7 @@ baseline, the best configurations and the indexer use.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -39,8 +41,10 @@ from typing import Any
 from bench.common import OUT, add_quiet_load, bench_settings, machine, wait_for_quiet, write_record
 from bench.model_runner import GRAPH_LEVELS, ModelConfig, ModelRunner, SessionCache, tokenizer
 from engine.embedders import Embedder
+from engine.settings.table import SETTINGS_BY_NAME
 
-BASELINE = ModelConfig()
+CORES = os.cpu_count() or 1
+BASELINE = ModelConfig(batch=int(SETTINGS_BY_NAME["embedder.batch_size"].default), runs=CORES)
 BATCHES = (1, 2, 4, 8, 16, 32, 64)
 Axis = Callable[[ModelConfig], list[ModelConfig]]
 # Each axis: the configurations it tries around a base, and the fields its winner passes on.
@@ -48,7 +52,9 @@ AXES: dict[str, tuple[Axis, tuple[str, ...]]] = {
     "batch size": (lambda c: [replace(c, batch=b) for b in BATCHES], ("batch",)),
     "length-sorted batches": (lambda c: [replace(c, sorted=s) for s in (True, False)], ("sorted",)),
     "intra-op threads × runs side by side": (
-        lambda c: [replace(c, intra=i, runs=r, sessions=1) for r in (1, 2) for i in (1, 2)],
+        lambda c: [
+            replace(c, intra=i, runs=r, sessions=1) for r in sorted({1, 2, CORES}) for i in (1, 2)
+        ],
         ("intra", "runs"),
     ),
     "inter-op threads (one run)": (

@@ -95,7 +95,7 @@ def test_a_quick_run_writes_every_stage_and_the_report_renders_it(tmp_path: Path
         rates = [r["texts_per_s"] for s in result["stages"] for r in s["results"]]
         assert result["best"]["texts_per_s"] == max(rates)
         assert result["indexer"] > 0
-    assert data["indexer_config"]["batch"] == ModelConfig().batch
+    assert data["indexer_config"] == model_ceiling.BASELINE.as_dict()
     section = next(s for s in sections() if s.result == "model_ceiling")
     text = render_section(section, tmp_path)
     assert "indexer ÷ best" in text and "one short query, median ms" in text
