@@ -154,9 +154,9 @@ SETTINGS: tuple[Setting, ...] = (
         "embedder.batch_size",
         int,
         4,
-        "Texts per model run (local, sentence-transformers). On the local int8 model, 4 "
-        'was the fastest and lightest of 1–32 (docs/benchmarks.md, "Embedding throughput '
-        'per embedder"); raise it for a GPU.',
+        "Texts per model run (local, sentence-transformers). On the local int8 model, 2–8 "
+        'run within the noise of each other and 4 is kept (docs/benchmarks.md, "The local '
+        "model at this CPU's limit\"); raise it for a GPU.",
         low=1,
         high=4096,
     ),
