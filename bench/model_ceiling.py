@@ -210,7 +210,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     queries = work[short_name][:count]
     work[short_name] = work[short_name][: n["short"]]
     sessions, tok = SessionCache(), tokenizer()
-    tmp = OUT / "model_ceiling-run"
+    tmp = (args.json.parent if args.json else OUT) / "model_ceiling-run"  # the settings' files
     tmp.mkdir(parents=True, exist_ok=True)
     embedder = indexer_embedder(tmp)
     results = {}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bench.report.tables import markdown_table
 
 # A configuration's fields as the report names them.
-NAMES = {
+NAMES: dict[str, Callable[[Any], str]] = {
     "batch": lambda v: f"batch {v}",
     "sorted": lambda v: "length-sorted" if v else "unsorted",
     "runs": lambda v: f"{v} run{'s' if v > 1 else ''} side by side",

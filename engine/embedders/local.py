@@ -159,7 +159,7 @@ class LocalEmbedder:
 
 def run_batch(session: Any, inputs: set[str], encodings: list) -> Vectors:  # type: ignore[type-arg]
     """One padded batch through the session: mean-pooled over the mask, L2-normalised.
-    (bench/model_ceiling.py runs its sessions through this too, so it measures this code.)"""
+    (bench/model_runner.py runs its sessions through this too, so it measures this code.)"""
     width = max(len(e.ids) for e in encodings)
     ids = np.zeros((len(encodings), width), dtype=np.int64)
     mask = np.zeros_like(ids)
