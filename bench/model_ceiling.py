@@ -9,7 +9,7 @@ sweep (bench/model_runner.py builds the sessions from the local embedder's own f
 
 1. around the baseline (the local embedder's own configuration: `embedder.batch_size`'s
    default, length-sorted, one run of one intra-op thread per core side by side, one shared
-   session, onnxruntime's default graph optimisation "all"), vary one axis at a time: batch
+   session, onnxruntime's basic graph optimisations), vary one axis at a time: batch
    size (1–64); sorted or not; intra-op threads × runs side by side (1, 2 × 1, 2 and one per
    core); one run with the parallel execution
    mode on two inter-op threads (where a core would otherwise sit idle); the four graph

@@ -36,7 +36,7 @@ class ModelConfig:
     intra: int = 1  # onnxruntime intra-op threads per run
     runs: int = 2  # batches run side by side, one thread each
     sessions: int = 1  # 1: the threads share one session; else one session per thread
-    graph: str = "all"  # onnxruntime graph optimisation level
+    graph: str = "basic"  # onnxruntime graph optimisation level (its own default: "all")
     parallel: bool = False  # execution mode parallel, 2 inter-op threads
 
     def label(self) -> str:

@@ -97,6 +97,11 @@ class LocalEmbedder:
         # threads (figures: docs/benchmarks.md).
         options.intra_op_num_threads = 1
         options.log_severity_level = 3
+        # Basic graph optimisations only (constant folding, redundant nodes removed): on the
+        # int8 model the extended fusions and layout changes of onnxruntime's default
+        # (`all`) run slower, about 7 % on chat windows, short messages and one query alike
+        # (bench.model_ceiling, docs/benchmarks.md); the vectors are the same.
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
         # No busy-waiting between runs: spinning intra-op threads burn a core after every
         # query and slow the numpy vector scan that follows (docs/benchmarks.md).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -112,7 +117,7 @@ class LocalEmbedder:
     def configuration(self) -> dict[str, object]:
         """How texts go through the model (bench/model_ceiling.py reports it)."""
         return {"batch": self._batch_size, "sorted": True, "intra": 1, "runs": self._runs,
-                "sessions": 1, "graph": "all", "parallel": False}  # fmt: skip
+                "sessions": 1, "graph": "basic", "parallel": False}  # fmt: skip
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed in length-sorted batches so padding stays small; order is preserved."""
