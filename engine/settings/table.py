@@ -154,7 +154,7 @@ SETTINGS: tuple[Setting, ...] = (
         "embedder.batch_size",
         int,
         4,
-        "Texts per model run (local, sentence-transformers). On the local int8 model, 2–8 "
+        "Texts per model run (local, sentence-transformers). On the local int8 model, 4–8 "
         'run within the noise of each other and 4 is kept (docs/benchmarks.md, "The local '
         "model at this CPU's limit\"); raise it for a GPU.",
         low=1,
