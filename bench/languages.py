@@ -43,10 +43,10 @@ from bench.common import (
     digest,
     engine_code_files,
     machine,
-    markdown_table,
     write_record,
 )
 from bench.personal import DEMO_TODAY, demo_index
+from bench.report import relevance
 from engine.embedders import create_embedder
 from engine.index.runs import reindex
 from engine.language.detect import Detector
@@ -241,37 +241,6 @@ def english(settings: Settings) -> dict[str, Any]:
     return out
 
 
-def report(data: dict[str, Any]) -> str:
-    rows = []
-    for name, v in data["languages"].items():
-        d, off = v["detection"], v["as_written_off"]
-        rows.append([
-            name, v["queries"], v[KEYWORD]["top3"], v[DEFAULT]["top3"], v[DEFAULT]["mrr@10"],
-            off[KEYWORD]["top3"], off[DEFAULT]["top3"], d["chunks_right"], d["messages_right"],
-        ])  # fmt: skip
-    table = markdown_table(
-        ["language", "queries", "top 3, keyword", "top 3, default", "MRR@10, default",
-         "top 3, keyword, as-written off", "top 3, default, as-written off",
-         "chunks' language right", "messages alone right"],
-        rows,
-    )  # fmt: skip
-    english_rows = [
-        [label.replace("_", " "), mode, v["ndcg@10"], v["mrr@10"], v["cases"]]
-        for label, modes in data["english"].items()
-        for mode, v in modes.items()
-    ]
-    english_table = markdown_table(["order", "mode", "nDCG@10", "MRR@10", "queries"], english_rows)
-    n = data["nonsense"]
-    shares = markdown_table(
-        ["nonsense queries (≤ 1 hit)", "share"],
-        [["this layer (11 languages)", n["this_layer"]], ["demo layer (English)", n["demo_layer"]]],
-    )
-    return (
-        f"{table}\n\n{n['queries']} nonsense queries in ten languages:\n\n{shares}\n\n"
-        f"bench.personal's English queries in this eleven-language index:\n\n{english_table}"
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m bench.languages", description=__doc__.split("\n")[0]
@@ -294,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         write_record(args.json, before, data)
         return 0
     data = benchmark(args.rebuild)
-    print(report(data))
+    print(relevance.languages(data))  # as docs/benchmarks.md shows it
     for name, v in data["languages"].items():
         for miss in v["missed"]:
             print(f"missed ({name}): {miss}", file=sys.stderr)
