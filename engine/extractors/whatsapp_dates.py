@@ -3,7 +3,7 @@
 The phone writes them as its locale formats a date: digits of any script (Arabic-Indic
 `٢٧/٣/٢٠٢٢`, Persian `۱۴۰۱/۱/۷`, Devanagari…), invisible direction marks between the fields
 (U+200F after each one in Arabic), day, month and year in any order with `/`, `.`, `-`, `. `
-or `年月日` between them, the Thai Buddhist era (`2565`), the Japanese eras (`R4/3/18`,
+or `年月日` between them, the Thai Buddhist era (`2565`, `2565 BE`), the Japanese eras (`R4/3/18`,
 `令和4年3月18日`), the Solar Hijri calendar of Iran (`1401`), the time before or after the
 date, 24 or 12 hours with the locale's mark for the half-day before or after it (`PM`,
 `p. m.`, `nachm.`, `午後`, `오후`, `م`, `ب.ظ`…), and a 12-hour clock counted from 0 (`0:24 PM`).
@@ -43,9 +43,13 @@ _MARK = "|".join((r"[ap]\.?\s?m\.?", *_LOCAL_MARKS))
 ERAS = {"明治": 1868, "大正": 1912, "昭和": 1926, "平成": 1989, "令和": 2019}
 ERAS.update({"M": 1868, "T": 1912, "S": 1926, "H": 1989, "R": 2019})
 _ERA = r"明治|大正|昭和|平成|令和|[MTSHR](?=\d)"
+# The Buddhist era named after the year, as the short date of a phone set to the Buddhist
+# calendar in an English or Thai locale writes it (`16/2/2565 BE`, `16/2/2565 พ.ศ.`).
+_BUDDHIST_ERA = r"B\.?E\.?(?![^\W\d_])|พ\.ศ\.?"
 _DATE = (
     rf"(?P<era>{_ERA})?(?P<a>\d{{1,4}})(?P<ymd>[./-]|年)\s?"
     r"(?P<b>\d{1,2})(?:[./-]|月)\s?(?P<c>\d{1,4})(?:日|\.)?"
+    rf"(?:\s?(?P<be>{_BUDDHIST_ERA}))?"
 )
 _TIME = (
     rf"(?:(?P<pre>{_MARK})\s*)?(?P<hour>\d{{1,2}})[:.](?P<minute>\d{{2}})"
@@ -61,8 +65,9 @@ _ANDROID = (  # 27/03/2022, 21:41 - Name: text, or the time first
     re.compile(rf"{_TIME}{_SEP}{_DATE}\s*[-–](?:\s|\Z)", re.IGNORECASE),
 )
 _ERA_STARTS = frozenset("MTSHRmtshr明大昭平令")
-_GROUPS = ("a", "b", "c", "era", "ymd", "hour", "minute", "second", "pre", "post")
+_GROUPS = ("a", "b", "c", "era", "be", "ymd", "hour", "minute", "second", "pre", "post")
 _BUDDHIST_OFFSET = 543  # Thai years: 2565 BE is 2022
+BUDDHIST = "BE"  # Head.era of a date whose year is named Buddhist-era
 _SOLAR_HIJRI = range(1300, 1430)  # Iran's calendar (1401 is 2022); WhatsApp began in 1388
 _LUNAR_HIJRI = range(1430, 1700)  # the Islamic calendar (1443 is 2022): not read
 
@@ -74,7 +79,7 @@ class Head:
     fields: tuple[int, int, int]  # as written, in the order written
     year_width: int  # digits of the year field (2: a two-digit year)
     year_first: bool
-    era: str  # a Japanese era ("R", "令和"), or ""
+    era: str  # a Japanese era ("R", "令和"), the Buddhist one written after the year, or ""
     clock: tuple[int, int, int]
     half: str  # "a", "p", or "" for a 24-hour clock
     written: str  # the line's head as written (marks and all), for a problem's message
@@ -125,13 +130,13 @@ def read_head(line: str) -> tuple[Head, str] | None:
     if match is None:
         return None
     end = match.end() if len(plain) == len(span) else _original_end(span, match.end())
-    a, b, c, era, ymd, hour, minute, second, pre, post = match.group(*_GROUPS)
+    a, b, c, era, be, ymd, hour, minute, second, pre, post = match.group(*_GROUPS)
     year_first = bool(era) or ymd == "年" or len(a) >= 3
     head = Head(
         fields=(int(a), int(b), int(c)),
         year_width=len(a if year_first else c),
         year_first=year_first,
-        era=(era or "").upper(),
+        era=(era or "").upper() or (BUDDHIST if be else ""),
         clock=(int(hour), int(minute), int(second or 0)),
         half=_half(pre or post),
         written=span[:end],
@@ -175,6 +180,8 @@ def _year_field(head: Head) -> int:
 
 def _year(head: Head, how: Reading) -> int:
     year = _year_field(head)
+    if head.era == BUDDHIST:  # 2565 BE, or 65 BE
+        return (year + 2500 if head.year_width <= 2 else year) - _BUDDHIST_OFFSET
     if head.era:
         return ERAS[head.era] + year - 1
     if head.year_width <= 2:
