@@ -177,6 +177,26 @@ def test_a_request_whose_db_names_another_index_is_declined(
     assert service.served == 1
 
 
+@pytest.mark.parametrize("option", ["--root", "--config"])
+def test_a_request_whose_roots_or_config_differ_is_declined(
+    service: WarmServer, layer: list[str], run_env: dict[str, str], tmp_path: Path, option: str
+) -> None:
+    """The server's identity, but its own --root names another folder, or its --config
+    another settings file (the same index, another result limit): declined, not answered."""
+    assert service.address is not None
+    at = layer.index(option) + 1
+    if option == "--root":
+        other = tmp_path / "elsewhere"
+        other.mkdir()
+    else:
+        other = tmp_path / "other.toml"
+        other.write_text(Path(layer[at]).read_text() + "[search]\nlimit = 2\n")
+    argv = [*layer[:at], str(other), *layer[at + 1 :], *QUERY, "--json"]
+    replies = lines_of(raw_request(service.address, request_for(argv, layer, run_env, "/")))
+    assert replies[-1]["ok"] is False and "another index" in replies[-1]["decline"], replies
+    assert service.served == 0
+
+
 def test_the_client_answers_warm_with_the_servers_own_options(
     service: WarmServer, layer: list[str], run_env: dict[str, str]
 ) -> None:
