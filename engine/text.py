@@ -5,7 +5,8 @@ and file names decoded with surrogateescape (b"caf\\xe9" on a Latin-1 terminal a
 "caf\\udce9"), JSON's "\\ud800" escape, a mail header with raw bytes. Every such string is
 made safe once, where it enters: each lone surrogate becomes U+FFFD, the replacement
 character, so the rest of the text is kept and nothing raises later. And `shown`: a path
-as the user writes it (`~/…`), as every front end shows one.
+as the user writes it (`~/…`), as every front end shows one; `json_words`: why JSON could
+not be read, in words rather than the json module's.
 """
 
 from __future__ import annotations
@@ -52,6 +53,30 @@ def has_surrogate_escape(json_text: str, start: int = 0, end: int | None = None)
     parsed value hold a lone surrogate, so only then is it worth walking."""
     found = _SURROGATE_ESCAPE.search(json_text, start, len(json_text) if end is None else end)
     return found is not None
+
+
+# What the json module's messages (`JSONDecodeError.msg`) mean, in words: a problem told to
+# the user never quotes them.
+_JSON_FAULTS = {
+    "Expecting value": "a value is missing",
+    "Unterminated string starting at": "a string is never closed",
+    "Expecting ',' delimiter": "a comma is missing between two items",
+    "Expecting ':' delimiter": "a colon is missing after a key",
+    "Expecting property name enclosed in double quotes": "a key is not in double quotes",
+    "Invalid control character at": "a string holds a raw line break or control character",
+    "Invalid \\escape": "a string holds a broken backslash escape",
+    "Invalid \\uXXXX escape": "a string holds a broken backslash escape",
+    "Extra data": "more follows the end of the document",
+    "Illegal trailing comma before end of object": "a comma ends a list of keys",
+    "Illegal trailing comma before end of array": "a comma ends a list of items",
+}
+
+
+def json_words(message: str) -> str:
+    """Why a piece of JSON could not be read, in words, from the json module's message."""
+    if message.startswith("Exceeds the limit"):  # an integer of thousands of digits
+        return "a number is too long to read"
+    return _JSON_FAULTS.get(message, "it is not well-formed")
 
 
 def shown(path: Path) -> str:

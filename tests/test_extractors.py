@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path, PurePath
@@ -11,7 +12,13 @@ import pytest
 
 from engine.extractors import ExtractError, Extraction, get_extractor
 from engine.extractors.base import FamilyReader, declared_reader
-from engine.extractors.chunking import Message, chunk_id, jsonl_drafts, numbered_messages
+from engine.extractors.chunking import (
+    Message,
+    chunk_id,
+    jsonl_drafts,
+    load_json,
+    numbered_messages,
+)
 from engine.extractors.mail import html_to_text, strip_quotes_and_signature
 from engine.extractors.registry import REGISTRY
 from engine.index.runs import reindex
@@ -352,10 +359,37 @@ def test_jsonl_drafts_records_each_bad_line_in_file_order() -> None:
     result = jsonl_drafts(data, draft_for, "nothing to keep")
     assert [(d.content, d.location) for d in result.drafts] == [("a", "line:1"), ("b", "line:6")]
     assert result.problems == [
-        "line 2: not JSON (Expecting value)",
+        "line 2: not JSON (a value is missing)",
         "line 3: nothing to keep",
         "line 4: not a JSON object",
     ]
+
+
+JSON_MODULE_WORDS = re.compile(
+    r"Expecting|Unterminated|Invalid|Illegal|Extra data|Exceeds|delimiter"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "a value is missing (line 1)"),
+        ('{"a": 1,\n', "a key is not in double quotes (line 2)"),
+        ('{"a" 1}', "a colon is missing after a key"),
+        ("[1 2]", "a comma is missing between two items"),
+        ('[\n"cut short', "a string is never closed (line 2)"),
+        ('["a\nb"]', "a string holds a raw line break or control character"),
+        ('["\\x"]', "a string holds a broken backslash escape"),
+        ('["\\u12"]', "a string holds a broken backslash escape"),
+        ("[1] x", "more follows the end of the document"),
+        ("9" * 5000, "a number is too long to read"),
+    ],
+)
+def test_json_that_cannot_be_read_is_told_in_words(text: str, words: str) -> None:
+    with pytest.raises(ExtractError) as caught:
+        load_json(text)
+    assert str(caught.value).startswith(f"not JSON: {words}")
+    assert not JSON_MODULE_WORDS.search(str(caught.value))
 
 
 def test_numbered_messages_skip_noise_and_record_only_the_given_errors() -> None:

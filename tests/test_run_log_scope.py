@@ -73,8 +73,8 @@ def test_a_file_with_many_problems_says_how_many_were_left_out(tmp_path: Path) -
     (slack / "bad.jsonl").write_text("not json\n" * 25)
     assert cli("reindex", *args)[0] == 0
     [error] = json.loads(cli("status", "--json", *args)[1])["errors"]
-    assert error["error"].startswith("line 1: not JSON (Expecting value); line 2: ")
-    assert error["error"].endswith("line 20: not JSON (Expecting value); … and 5 more")
+    assert error["error"].startswith("line 1: not JSON (a value is missing); line 2: ")
+    assert error["error"].endswith("line 20: not JSON (a value is missing); … and 5 more")
 
 
 def test_a_charset_fallback_is_a_note_not_an_error(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from engine.extractors.base import ExtractError, Extraction
 from engine.extractors.encodings import decode as decode  # every reader decodes here
 from engine.extractors.filenames import name_stamp
 from engine.records import Draft
-from engine.text import clean_json, has_surrogate_escape
+from engine.text import clean_json, has_surrogate_escape, json_words
 
 WINDOW_TARGET = 10  # messages per chat window on average
 WINDOW_MIN = 5
@@ -148,6 +148,11 @@ def _decode_value(decoder: json.JSONDecoder, text: str, position: int) -> tuple[
 _DECODER = json.JSONDecoder()  # holds no state between calls: shared by every thread
 
 
+def json_fault(exc: json.JSONDecodeError | TooDeep) -> str:
+    """Why a piece of JSON could not be read, in words (never the json module's message)."""
+    return str(exc) if isinstance(exc, TooDeep) else json_words(exc.msg)
+
+
 def _loads(text: str) -> Any:
     """json.loads within the limits: JSONDecodeError or TooDeep for what it cannot take."""
     value, end = _decode_value(_DECODER, text, _skip_space(text, 0))
@@ -161,7 +166,7 @@ def load_json(text: str) -> Any:
     try:
         return _loads(text)
     except json.JSONDecodeError as exc:
-        raise ExtractError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+        raise ExtractError(f"not JSON: {json_fault(exc)} (line {exc.lineno})") from None
     except TooDeep as exc:
         raise ExtractError(f"not readable JSON: {exc}") from None
 
@@ -195,7 +200,7 @@ def json_array_items(text: str, result: Extraction, start: int = 0) -> list[tupl
         try:
             item, end = _decode_value(decoder, text, position)
         except (json.JSONDecodeError, TooDeep) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            reason = json_fault(exc)
             if not items:
                 raise ExtractError(f"not JSON: {reason}") from None
             result.problems.append(f"item {len(items) + 1}: broken JSON ({reason}); rest skipped")
@@ -236,7 +241,7 @@ def jsonl_records(text: str, result: Extraction) -> Iterator[tuple[int, dict[str
         try:
             record = _loads(line)
         except json.JSONDecodeError as exc:
-            result.problems.append(f"line {number}: not JSON ({exc.msg})")
+            result.problems.append(f"line {number}: not JSON ({json_fault(exc)})")
             continue
         except TooDeep as exc:
             result.problems.append(f"line {number}: {exc}")

@@ -19,7 +19,7 @@ from typing import Any
 from engine.people.normalise import slugify
 from engine.records import Person
 from engine.settings import Settings, default_config_path
-from engine.text import clean_json, has_surrogate_escape
+from engine.text import clean_json, has_surrogate_escape, json_words
 
 
 class PeopleFileError(ValueError):
@@ -94,7 +94,7 @@ def read_people_file(path: Path) -> list[Person]:
 
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, json.JSONDecodeError):
-        return f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        return f"line {exc.lineno}, column {exc.colno}: {json_words(exc.msg)}"
     if isinstance(exc, UnicodeDecodeError):
         return "not UTF-8 text"
     return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
