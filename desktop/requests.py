@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.search import SearchResponse
+from engine.search import NoIndexError, SearchResponse
+from engine.store.db import NoIndexYet, NotMemexIndex
 
 
 @dataclass(frozen=True)
@@ -40,3 +41,17 @@ class SearchAnswer:
     error: str | None = None
     person: dict[str, Any] | None = None
     card_counts: CardCounts = field(default_factory=CardCounts)
+    no_index: bool = False  # the search failed because there is no index yet
+
+    @classmethod
+    def failed(cls, request: SearchRequest, error: BaseException) -> SearchAnswer:
+        """A search that raised: its sentence, and whether it is only that there is no index
+        yet (told by the exception's class, never by its words)."""
+        return cls(request, None, error=str(error), no_index=no_index_yet(error))
+
+
+def no_index_yet(error: BaseException) -> bool:
+    """No index at the configured path yet: no file, an empty one, or a database without
+    Memex's tables; another program's file is a failure of its own, said in its words."""
+    missing = isinstance(error, NoIndexError | NoIndexYet)
+    return missing and not isinstance(error, NotMemexIndex)

@@ -183,7 +183,7 @@ class Tasks(QObject):
         return self.read(
             lambda: fn(request),
             on_done,
-            lambda e: on_done(SearchAnswer(request, None, {}, str(e))),
+            lambda e: on_done(SearchAnswer.failed(request, e)),
             "search",
         )
 

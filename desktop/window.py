@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import theme
-from desktop.formatting import keyword_matches, line_of, status_text
+from desktop.formatting import keyword_matches, line_of, shown_path, status_text
 from desktop.opener import Opener
 from desktop.progress import WorkState, progress_words
 from desktop.requests import SearchAnswer, SearchRequest
@@ -202,7 +202,7 @@ class SearchWindow(WindowLayout, QWidget):
         """Show a (fresh) answer: card, hits, chips, banner, status line."""
         self.last_answer = answer
         if answer.response is None:
-            self._show_failure(answer.error or "the search failed")
+            self._show_failure(answer)
             self.answered.emit(answer)
             return
         response = answer.response
@@ -239,19 +239,21 @@ class SearchWindow(WindowLayout, QWidget):
         text = f"No results for “{request.query}”."
         return text + ("\nTry removing a filter." if narrowed else "\nTry other words.")
 
-    def _show_failure(self, error: str) -> None:
+    def _show_failure(self, answer: SearchAnswer) -> None:
+        """A search that raised: no index yet (from the answer's field, never the error's
+        words) while the first indexing runs or before it, else the error's sentence."""
         self.model.set_results([])
         self.card.clear()
         self.status.setText("")
-        if "no index" in error.lower() and self.tasks.busy:  # the first run's indexing
+        if answer.no_index and self.tasks.busy:  # the first run's indexing
             self.show_message("Indexing… the first results appear as soon as files are read.")
-        elif "no index" in error.lower() or "holds no memex index" in error.lower():
+        elif answer.no_index:
             self.show_message(
                 "There is no index yet.\nChoose “Reindex now” in the Memex menu, "
                 "or set your data folders in Settings."
             )
         else:
-            self.show_message(f"The search failed: {error}")
+            self.show_message(f"The search failed: {answer.error or 'an unknown error'}")
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)
@@ -305,9 +307,9 @@ class SearchWindow(WindowLayout, QWidget):
         if done:
             self.tasks.record_open(result)  # frecency: lifted a little next time
             self.dismiss()
-        else:  # said in the window, not only on stderr
+        else:  # said in the window, not only on stderr; an archive's member in words
             verb = "show" if reveal else "open"
-            self.banner.setText(f"Memex could not {verb} {result.source_file}.")
+            self.banner.setText(f"Memex could not {verb} {shown_path(result.source_file)}.")
             self.banner.show()
         return done
 

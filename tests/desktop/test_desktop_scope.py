@@ -4,6 +4,7 @@ them, the keys go on to the query after a chip; and a failed open says so with i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from desktop_helpers import RecordingOpener, type_query, wait_for, wait_request
@@ -86,3 +87,20 @@ def test_a_failed_open_says_so_with_the_path(
     assert result is not None and not window.open_current()
     assert window.isVisible() and window.banner.isVisible()
     assert window.banner.text() == f"Memex could not open {result.source_file}."
+
+
+def test_a_failed_open_names_an_archives_member_in_words(
+    qtbot: Any, memex: MemexApp, opener: RecordingOpener
+) -> None:
+    opener.open = lambda path, line: False  # type: ignore[method-assign]
+    window = memex.window
+    type_query(qtbot, memex, "standup")
+    wait_for(qtbot, lambda: window.current() is not None)
+    hit = window.current()
+    assert hit is not None
+    inside = replace(hit, source_file="/home/lena/Downloads/Skye Easter trip.zip!/_chat.txt")
+    window.model.set_results([inside])
+    window.list.setCurrentIndex(window.model.index(0))
+    assert not window.open_current()
+    said = "Memex could not open /home/lena/Downloads/Skye Easter trip.zip › _chat.txt."
+    assert window.banner.isVisible() and window.banner.text() == said
