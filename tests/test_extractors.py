@@ -268,6 +268,14 @@ def test_cgm_converts_mmol_and_reads_us_dates() -> None:
     assert "time in range 70–180 mg/dL 50%" in draft.content
 
 
+def test_a_csv_the_csv_module_cannot_read_is_told_in_words() -> None:
+    header = "Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Glucose Value (mg/dL)\n"
+    huge = header + '1,2024-03-12T08:00:00,EGV,"' + "x" * 140_000 + '"\n'
+    with pytest.raises(ExtractError) as caught:
+        extract("cgm", huge, "clarity.csv")
+    assert str(caught.value) == "not a readable CSV: a field is longer than 131,072 characters"
+
+
 def test_garmin_summary_reads_as_a_sentence_with_units() -> None:
     data = json.dumps(
         {

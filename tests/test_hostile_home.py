@@ -39,7 +39,7 @@ HOSTILE = {
     "Downloads/escape.zip!/../../evil.txt": "leaves the archive",
     "Downloads/cut-short.zip": "not a readable zip",
     "Takeout/Mail/Huge.mbox": "larger than",
-    "Documents/broken.pdf": "",  # pypdf's own words: asserted to be one error
+    "Documents/broken.pdf": "not a readable PDF: damaged, cut short or not a PDF at all",
     "Documents/locked.pdf": "encrypted",
     "Downloads/WhatsApp Chat with Yuki.txt": "not a WhatsApp chat export",
 }

@@ -247,13 +247,22 @@ def delimiter(text: str) -> str:
     return ","
 
 
+def _csv_fault(said: str) -> str:
+    """Why the csv module could not read a file, in words (its message is never shown)."""
+    if "field limit" in said:
+        return f"a field is longer than {csv.field_size_limit():,} characters"
+    if "NUL" in said:
+        return "it holds NUL bytes"
+    return "a quoted field or a line is broken"
+
+
 def extract_cgm(data: bytes, path: PurePath) -> Extraction:
     text = decode(data)
     try:
         # newline="": the csv module reads \r, \n and \r\n line ends itself, quoted ones too.
         rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter(text)))
     except csv.Error as exc:  # a field over csv's size limit, a NUL byte, a broken quote
-        raise ExtractError(f"not a readable CSV: {exc}") from None
+        raise ExtractError(f"not a readable CSV: {_csv_fault(str(exc))}") from None
     layout = find_layout(rows)
     result = Extraction()
     by_day: dict[str, list[Reading]] = defaultdict(list)

@@ -33,10 +33,19 @@ def open_pdf(data: bytes) -> pypdf.PdfReader:
     except ExtractError:
         raise
     except (PdfReadError, *PAGE_ERRORS, OSError) as exc:
-        if "decrypt" in str(exc).lower() or "cryptography" in str(exc).lower():
-            raise ExtractError(f"encrypted PDF that cannot be opened: {exc}") from None
-        raise ExtractError(f"not a readable PDF: {exc}") from None
+        raise ExtractError(_unreadable(str(exc).lower())) from None
     return reader
+
+
+def _unreadable(said: str) -> str:
+    """Why pypdf could not open a file, in words (pypdf's own message is never shown)."""
+    if "cryptography" in said:  # AES, which pypdf reads only with the cryptography package
+        return (
+            "encrypted PDF that cannot be opened: its AES encryption needs the cryptography package"
+        )
+    if "decrypt" in said:
+        return "encrypted PDF that cannot be opened"
+    return "not a readable PDF: damaged, cut short or not a PDF at all (pypdf could not repair it)"
 
 
 def _title(reader: pypdf.PdfReader, path: PurePath) -> tuple[str, str | None]:
@@ -67,8 +76,8 @@ def pdf_document(data: bytes, path: PurePath, result: Extraction) -> Document:
     for number in range(1, len(reader.pages) + 1):
         try:
             text = reader.pages[number - 1].extract_text() or ""
-        except PAGE_ERRORS as exc:
-            result.problems.append(f"page {number}: text not readable ({exc})")
+        except PAGE_ERRORS:
+            result.problems.append(f"page {number}: its text could not be read (a damaged page)")
             continue
         if not text.strip():
             result.problems.append(f"page {number}: no text layer (a scanned page needs OCR)")
