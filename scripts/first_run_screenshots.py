@@ -13,8 +13,10 @@ indexing progress), then a query and its first result. Each step is saved as
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 QUERY = "benchmark owner"
 TIMEOUT = 300.0
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a child gets when its parent ends
 
 
 def private_folders(base: Path) -> Path:
@@ -46,6 +49,12 @@ def private_folders(base: Path) -> Path:
     return home
 
 
+def _end_with_this_process() -> None:
+    """In Xvfb's process before it starts: end it when this script's process ends, even by
+    an abort that runs no `finally` (Qt aborts when its xcb plugin cannot load)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def start_x() -> subprocess.Popen[bytes] | None:
     """Xvfb on a free display when there is no DISPLAY; None when one is there."""
     if os.environ.get("DISPLAY"):
@@ -57,6 +66,7 @@ def start_x() -> subprocess.Popen[bytes] | None:
         ["Xvfb", f":{display}", "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=_end_with_this_process if sys.platform.startswith("linux") else None,
     )
     deadline = time.monotonic() + 20
     while not Path(f"/tmp/.X11-unix/X{display}").exists():
