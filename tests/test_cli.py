@@ -122,7 +122,7 @@ def test_status_and_maintenance_json_keep_their_keys(logged_layer: list[str]) ->
     assert set(status["counts"]) == COUNT_KEYS and set(status["vector_slots"]) == SLOT_KEYS
     assert set(status["sizes"]) == {"db", "db_wal", "db_shm"}
     assert status["size_bytes"] == sum(status["sizes"].values())
-    assert [set(e) for e in status["errors"]] == [{"file", "error"}]
+    assert [set(e) for e in status["errors"]] == [{"file", "error", "indexed"}]
     assert status["reembed"] is None and status["last_run"]["kind"] == "reindex"
 
     code, out, _ = cli("maintenance", "--check", "--json", *logged_layer)

@@ -133,3 +133,25 @@ def test_tests_never_write_the_users_run_log(tmp_path: Path, real_run_log: Path)
     assert [r["kind"] for r in runlog.read_runs(settings)] == ["reindex"]
     real = real_run_log.read_text(encoding="utf-8") if real_run_log.exists() else ""
     assert os.path.realpath(args[3]) not in real
+
+
+def test_status_tells_a_file_indexed_with_a_problem_from_one_not_indexed(tmp_path: Path) -> None:
+    from jsonschema import Draft202012Validator
+
+    from engine.schemas import definition_schema
+
+    args = index_args(tmp_path, tmp_path / "logs")
+    root = Path(args[1])
+    (root / "trip.md").write_text("---\ntitle: [never closed\n---\n# Trip\n\nThe ferry.\n")
+    (root / "data" / "slack").mkdir(parents=True)
+    (root / "data" / "slack" / "bad.jsonl").write_text("not json\n")
+    assert cli("reindex", *args)[0] == 0
+    code, out, _ = cli("status", *args)
+    assert code == 0 and "(1 with errors, 1 indexed with a problem)" in out
+    text = " ".join(out.split())  # the wrapped lines joined again
+    assert f"warning: {root / 'trip.md'}: line 1: front matter" in text
+    assert f"error: {root / 'data' / 'slack' / 'bad.jsonl'}: line 1: not JSON" in text
+    payload = json.loads(cli("status", "--json", *args)[1])
+    Draft202012Validator(definition_schema("status_response")).validate(payload)
+    indexed = {Path(e["file"]).name: e["indexed"] for e in payload["errors"]}
+    assert indexed == {"trip.md": True, "bad.jsonl": False}

@@ -39,8 +39,8 @@ def print_status(status: IndexStatus, out: TextIO) -> None:
             f"re-embed   to {r.target}: {r.done}/{r.total} chunks "
             "(search uses the old vectors until done; 'memex reindex' resumes)\n"
         )
-    out.write(f"files      {status.files} ({len(status.errors)} with errors)\n")
-    print_errors(status.errors, out)
+    out.write(f"files      {status.files} ({problem_counts(status)})\n")
+    print_errors(status.errors, out, status.indexed_with_errors)
     out.write(f"chunks     {status.chunks} (vectors {status.counts.vectors})\n")
     if status.vector_coverage < 1:
         missing = status.counts.chunks - status.counts.embedded
@@ -63,13 +63,24 @@ def print_status(status: IndexStatus, out: TextIO) -> None:
         out.write(f"last run   {describe_run(status.last_run)}\n")
 
 
-def print_errors(errors: Sequence[tuple[str, str]], out: TextIO) -> None:
-    """Each file's error whole, wrapped between words (never cut), the first few files."""
+def problem_counts(status: IndexStatus) -> str:
+    """The files with a problem in words: "3 with errors", or "2 with errors, 1 indexed with
+    a problem" when some file's text was indexed all the same (a warning, not an error)."""
+    warned = sum(path in status.indexed_with_errors for path, _ in status.errors)
+    errors = f"{len(status.errors) - warned} with errors"
+    return f"{errors}, {warned} indexed with a problem" if warned else errors
+
+
+def print_errors(
+    errors: Sequence[tuple[str, str]], out: TextIO, indexed: frozenset[str] = frozenset()
+) -> None:
+    """Each file's problem whole, wrapped between words (never cut), the first few files:
+    "error:" for a file that is not indexed, "warning:" for one in `indexed` (its text is)."""
     for path, message in errors[:LISTED_ERRORS]:
         lines = textwrap.wrap(
             f"{path}: {message}",
             WIDTH,
-            initial_indent="  error: ",
+            initial_indent="  warning: " if path in indexed else "  error: ",
             subsequent_indent=" " * 9,
             break_long_words=False,
             break_on_hyphens=False,

@@ -268,7 +268,10 @@ class IndexStatus:
             "reembed": None if self.reembed is None else self.reembed.as_json(),
             "sizes": self.sizes.as_json(),
             "free_page_fraction": self.free_page_fraction,
-            "errors": [{"file": f, "error": e} for f, e in self.errors],
+            "errors": [
+                {"file": f, "error": e, "indexed": f in self.indexed_with_errors}
+                for f, e in self.errors
+            ],
             "last_run": self.last_run,
             "vector_slots": self.vector_slots.as_json(),
             "maintenance_suggested": self.maintenance_suggested,
