@@ -4,20 +4,25 @@ The corpus: a browser's history database (places.sqlite's shape: moz_ tables, WA
 SQLite file stamped with another program's application id, an SQLite file with a `chunks`
 table that is not Memex's, a text file, a folder, and a 0-byte file. Each lies alone in its
 own folder. Every command of the CLI's parser (`engine.cli.COMMANDS` and `--search`) runs on
-each; the bytes of every file and the listing of every folder are compared before and after:
-nothing may change, nothing may appear beside them, and no command that needs an index may
-exit 0. A 0-byte file is a new index only for the commands that build one.
+each, `memex mcp` with its search, status and person tools called; the bytes of every file and
+the listing of every folder are compared before and after: nothing may change, nothing may
+appear beside them, and no command that needs an index may exit 0. A 0-byte file is a new
+index only for the commands that build one; a path naming nothing stays so for the others.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import apsw
 import pytest
@@ -28,6 +33,7 @@ from engine.index.runs import reindex
 from engine.store import db, owner
 from tests.conftest import make_settings
 from tests.test_indexing import write_layer
+from tests.test_mcp_fuzz import INITIALIZE
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOT = "import sys; from engine.cli import main; sys.exit(main())"
@@ -35,9 +41,14 @@ CHILD_SECONDS = 120  # a net: each child refuses within a second or two
 
 # Every command of the parser, with the flags that change how it opens the index.
 COMMAND_LINES: dict[str, list[list[str]]] = {
-    "reindex": [["reindex"], ["reindex", "--full"]],
-    "discover": [["discover", "--changed"]],
-    "roots": [["roots", "list"]],
+    "reindex": [["reindex"], ["reindex", "--full"], ["reindex", "{root}"]],
+    "discover": [
+        ["discover"],
+        ["discover", "--changed"],
+        ["discover", "--files"],
+        ["discover", "--changed", "--json"],
+    ],
+    "roots": [["roots", "list"], ["roots", "list", "--json"], ["roots", "add", "{root}"]],
     "demo": [["demo", "{demo}"]],
     "status": [["status"], ["status", "--json"]],
     "maintenance": [
@@ -47,19 +58,26 @@ COMMAND_LINES: dict[str, list[list[str]]] = {
         ["maintenance", "--check", "--json"],
         ["maintenance", "--repair"],
     ],
-    "backup": [["backup", "{backup}"]],
+    "backup": [["backup", "{backup}"], ["backup", "--force", "{backup}"]],
     "watch": [["watch", "--polling"]],
     "key": [["key", "status"]],
-    "mcp": [["mcp"]],
+    "mcp": [["mcp"]],  # initialize, then the search, status and person tools
     "opened": [["opened", "some-id"]],
     "frecency": [["frecency"], ["frecency", "--json"], ["frecency", "--clear"]],
-    "people": [["people"], ["people", "--json"]],
-    "--search": [["--search", "turnips"], ["--search", "turnips", "--json"]],
+    "people": [["people"], ["people", "--json"], ["people", "--all"]],
+    "--search": [
+        ["--search", "turnips"],
+        ["--search", "turnips", "--json"],
+        ["--search", "turnips", "--explain"],
+    ],
 }
-NEEDS_NO_INDEX = {"roots", "key", "mcp"}  # any exit code, but nothing written
+# Any exit code, but nothing written: commands, and command lines, that read no index (what
+# the roots hold is listed from the roots alone).
+NEEDS_NO_INDEX = {"roots", "key", "discover", "discover --files"}
 BUILDS = {"reindex", "demo", "watch"}  # take a 0-byte file as a new index
 IN_A_CHILD = {"watch", "mcp"}  # run until stopped: a child process, with a net
 EXIT_NO_INDEX = 3
+MCP_CALLS = [("search", {"query": "turnips"}), ("status", {}), ("person", {"name": "Ann"})]
 
 
 def places_sqlite(path: Path) -> None:
@@ -144,12 +162,18 @@ def setup(kind: str, tmp_path: Path) -> tuple[Path, Path, list[str]]:
 
 
 def filled(argv: list[str], tmp_path: Path) -> list[str]:
-    fill = {"{demo}": str(tmp_path / "demo"), "{backup}": str(tmp_path / "backup.db")}
+    fill = {
+        "{demo}": str(tmp_path / "demo"),
+        "{backup}": str(tmp_path / "backup.db"),
+        "{root}": str(tmp_path / "root"),
+    }
     return [fill.get(a, a) for a in argv]
 
 
 def run_command(argv: list[str], args: list[str]) -> tuple[int, str]:
     """(exit code, stdout + stderr) of one command, in-process or in a child process."""
+    if argv[0] == "mcp":
+        return mcp_session(args)
     if argv[0] in IN_A_CHILD:
         child = subprocess.run(
             [sys.executable, "-c", BOOT, *argv, *args],
@@ -167,6 +191,52 @@ def run_command(argv: list[str], args: list[str]) -> tuple[int, str]:
     return code, out.getvalue() + err.getvalue()
 
 
+def mcp_session(args: list[str]) -> tuple[int, str]:
+    """`memex mcp` in a child: initialize, then each of MCP_CALLS, its answer read before the
+    next is sent, then stdin closed. Each answer must be a tool error (the server stays up);
+    (exit code, their texts and stderr)."""
+    texts = []
+    with subprocess.Popen(
+        [sys.executable, "-c", BOOT, "mcp", *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as child:
+        assert child.stdin is not None and child.stdout is not None
+        answers: queue.Queue[str] = queue.Queue()
+        reader = threading.Thread(target=lambda: [answers.put(a) for a in child.stdout or ()])
+        reader.start()
+
+        def ask(message: dict[str, Any]) -> dict[str, Any] | None:
+            assert child.stdin is not None
+            child.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+            child.stdin.flush()
+            if "id" not in message:
+                return None
+            answer: dict[str, Any] = json.loads(answers.get(timeout=CHILD_SECONDS))
+            return answer
+
+        try:
+            opened = ask({"id": 0, "method": "initialize", "params": INITIALIZE})
+            assert opened is not None and "result" in opened, opened
+            ask({"method": "notifications/initialized"})
+            for n, (tool, arguments) in enumerate(MCP_CALLS, 1):
+                params = {"name": tool, "arguments": arguments}
+                answer = ask({"id": n, "method": "tools/call", "params": params})
+                assert answer is not None and answer["result"]["isError"] is True, answer
+                texts.append(answer["result"]["content"][0]["text"])
+            child.stdin.close()
+            code = child.wait(timeout=CHILD_SECONDS)
+        finally:
+            if child.poll() is None:
+                child.kill()
+            reader.join(timeout=CHILD_SECONDS)
+        err = child.stderr.read() if child.stderr is not None else ""
+    return code, "\n".join(texts) + "\n" + err
+
+
 @pytest.mark.parametrize("command", COMMAND_IDS)
 @pytest.mark.parametrize("kind", FOREIGN)
 def test_no_command_writes_into_a_file_that_is_not_memex(
@@ -181,16 +251,49 @@ def test_no_command_writes_into_a_file_that_is_not_memex(
     assert snapshot(where) == before, (command, said)  # no byte, no file beside it
     assert "Traceback" not in said, said
     assert not (tmp_path / "backup.db").exists() and not (tmp_path / "demo").exists()
-    if argv[0] in NEEDS_NO_INDEX:
+    if argv[0] in NEEDS_NO_INDEX or command in NEEDS_NO_INDEX:
         return
     if kind == "empty_file" and argv[0] == "discover":  # as with no file: every file to do
-        assert code == 0 and "2 file(s)" in said, said
+        assert code == 0 and "garden.md" in said and "eng.jsonl" in said, said
         return
-    assert code == EXIT_NO_INDEX, (command, code, said)
+    expected = 0 if argv[0] == "mcp" else EXIT_NO_INDEX  # mcp: tool errors, the server up
+    assert code == expected, (command, code, said)
     if kind == "empty_file":
         assert "holds no Memex index yet" in said, said
     else:
         assert f"{target} is not a Memex index" in said and owner.NOTHING_WRITTEN in said, said
+
+
+ANSWERS_WITHOUT_INDEX = {  # with nothing at the path: every file to do, the people file alone
+    "discover --changed",
+    "discover --changed --json",
+    "people",
+    "people --json",
+    "people --all",
+}
+
+
+@pytest.mark.parametrize("command", [c for c in COMMAND_IDS if c.split(" ")[0] not in BUILDS])
+@pytest.mark.parametrize("folder", ["there", "missing"])
+def test_a_missing_path_stays_missing(command: str, folder: str, tmp_path: Path) -> None:
+    """Every command that builds no index, with --db naming nothing (in a folder that is
+    there, or in one that is not): no file, no folder, nothing beside it is made."""
+    argv = filled(command.split(" "), tmp_path)
+    target, where, args = setup("empty_file", tmp_path)
+    target.unlink()
+    if folder == "missing":
+        target = where / "absent" / "memex.db"
+        args[args.index("--db") + 1] = str(target)
+    code, said = run_command(argv, args)
+    assert not target.exists() and snapshot(where) == {}, (command, said)
+    assert "Traceback" not in said, said
+    assert not (tmp_path / "backup.db").exists()
+    if argv[0] in NEEDS_NO_INDEX or command in NEEDS_NO_INDEX:
+        return
+    if command in ANSWERS_WITHOUT_INDEX or argv[0] == "mcp":
+        assert code == 0, (command, said)
+    else:
+        assert code == EXIT_NO_INDEX and "reindex" in said, (command, code, said)
 
 
 @pytest.mark.parametrize("kind", ["places_sqlite", "other_application", "text_file"])
