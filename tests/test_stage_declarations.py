@@ -17,6 +17,7 @@ from engine.search import Searcher
 from engine.search.context import SearchContext, Stage
 from engine.search.hits import Hit
 from engine.search.order import STAGES
+from engine.search.pipeline import DRESS_READS, OUTCOME_READS
 from engine.search.rerank import Reranker, RerankError
 from engine.settings import Settings
 from engine.store.opens import record_open
@@ -35,7 +36,10 @@ SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("standup moved yesterday", {}),
     ("standup", {"people": ["Ingrid"]}),
     ("bike", {"mode": "bm25", "source_types": ["journal"]}),
+    ("standup", {"people": ["Nobody Known"]}),  # a filter leaving nothing: the outcome counts
 ]
+# The phases around the stages, by the name `run_searches` notes them under.
+PHASES = {"dress": DRESS_READS, "outcome": OUTCOME_READS}
 
 
 class Recording:
@@ -110,6 +114,7 @@ def run_searches(settings: Settings) -> dict[str, tuple[set[str], set[str]]]:
     picked = searcher.search("the ferry to the islands", 1, now=NOW).results[0]
     record_open(on.db_path, picked.id, picked.source_file, NOW)  # frecency has one to lift
     searcher.stages = tuple(Watched(stage, found) for stage in STAGES)
+    watch_phases(searcher, found)
     try:
         for query, options in SEARCHES:
             searcher.search(query, 10, now=NOW, **options)
@@ -118,18 +123,38 @@ def run_searches(settings: Settings) -> dict[str, tuple[set[str], set[str]]]:
     return found
 
 
+def watch_phases(searcher: Searcher, touched: dict[str, tuple[set[str], set[str]]]) -> None:
+    """`Searcher._dress` and `Searcher._outcome` run on a `Recording`, noted as `PHASES`."""
+    for name in PHASES:
+        method = getattr(searcher, f"_{name}")
+
+        def watched(ctx: SearchContext, out: Any, method: Any = method, name: str = name) -> Any:
+            recording = Recording(ctx)
+            answer = method(recording, out)
+            got, put = touched.setdefault(name, (set(), set()))
+            got.update(recording.got)
+            put.update(recording.put)
+            return answer
+
+        setattr(searcher, f"_{name}", watched)
+
+
 def test_every_declared_field_is_a_field_of_the_context() -> None:
     for stage in STAGES:
         assert set(stage.reads) | set(stage.writes) <= FIELDS, stage.name
+    assert set(DRESS_READS) | set(OUTCOME_READS) <= FIELDS
 
 
 def test_each_stage_touches_what_it_declares_and_nothing_else(demo_index: Settings) -> None:
     found = run_searches(demo_index)
-    assert set(found) == {s.name for s in STAGES}
+    assert set(found) == {s.name for s in STAGES} | set(PHASES)
     for stage in STAGES:
         got, put = found[stage.name]
         assert got == set(stage.reads), (stage.name, "reads", got ^ set(stage.reads))
         assert put == set(stage.writes), (stage.name, "writes", put ^ set(stage.writes))
+    for name, reads in PHASES.items():  # the dressing and the outcome only read
+        got, put = found[name]
+        assert got == set(reads) and not put, (name, got ^ set(reads), put)
 
 
 def test_the_recording_notices_an_undeclared_read(demo_index: Settings) -> None:

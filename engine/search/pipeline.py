@@ -43,6 +43,14 @@ from engine.settings import Settings
 from engine.sources import PROFILE_TYPE
 from engine.store import db
 
+# What the phases around the stages read of the context, declared as each stage's `reads`
+# is and held to the code by tests/test_stage_declarations.py; the query phase before them
+# (`Searcher._context`) writes the context whole.
+DRESS_READS = ("terms", "retrieved", "explain")  # `Searcher._dress`: the hits as results
+OUTCOME_READS = (  # `Searcher._outcome`: what happened, as fields
+    "retrieved", "mode", "rerank_miss", "inputs", "filters", "dated", "unknown_filters", "prefix",
+)  # fmt: skip
+
 
 class Searcher:
     """A read connection, the query embedder and the people table, reused across queries."""
@@ -175,7 +183,10 @@ class Searcher:
             query_ms = (time.perf_counter() - began) * 1000
             ctx.timings.append(StageTiming("query", query_ms, 0))  # the query phase
             hits = self._walk(ctx)
+            began = time.perf_counter()
             results = self._dress(ctx, hits)
+            dress_ms = (time.perf_counter() - began) * 1000
+            ctx.timings.append(StageTiming("dress", dress_ms, len(results)))  # the last line
             outcome = self._outcome(ctx, results)
         took = (time.perf_counter() - started) * 1000
         searched = dates.searched(asked.since, asked.until, ctx.dated)
@@ -276,9 +287,8 @@ class Searcher:
         return self._reranker
 
     def _dress(self, ctx: SearchContext, hits: list[Hit]) -> list[SearchResult]:
-        """The hits as results (timed as the last line of `ctx.timings`)."""
-        began = time.perf_counter()
-        results = dress.results(
+        """The hits as results (reading `DRESS_READS` of the context)."""
+        return dress.results(
             self.conn,
             hits,
             ctx.terms,
@@ -286,11 +296,10 @@ class Searcher:
             replace(self._dressing, explain=ctx.explain),
             self.matcher.by_slug,
         )
-        ctx.timings.append(StageTiming("dress", (time.perf_counter() - began) * 1000, len(results)))
-        return results
 
     def _outcome(self, ctx: SearchContext, results: list[SearchResult]) -> SearchOutcome:
-        """What happened, as fields (engine/search/outcome.py), from what the stages wrote."""
+        """What happened, as fields (engine/search/outcome.py), from what the stages wrote
+        (`OUTCOME_READS` of the context)."""
         got = ctx.retrieved
         coverage = None if got.coverage is None else Coverage(*got.coverage)
         reranked = ctx.rerank_miss is None
