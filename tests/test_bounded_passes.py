@@ -37,6 +37,7 @@ from engine.extractors import (
     web_pages,
     whatsapp,
 )
+from engine.language import syncope
 from engine.people import normalise
 from engine.settings import Settings
 from engine.warm import protocol
@@ -265,6 +266,9 @@ def test_mcp_asked_before_initialize_says_to_initialize_first(
 OLD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 OLD_SENTENCE_END = re.compile(r"[^\W\d_A-Z]{3,}[.!?](\s|$)")
 OLD_REMARK = re.compile(r"\s*\([^()]*\)")
+_V = syncope._V
+OLD_SYNCOPE_BASE = re.compile(rf"(?P<head>\w*[{_V}]\w*[^{_V}\W])e(?P<end>[lnr])")
+OLD_SYNCOPE_INFLECTED = re.compile(rf"(?P<head>\w*[{_V}]\w*[^{_V}\W])(?P<end>[lnr])")
 HEADING_LINES = st.text(alphabet=st.sampled_from("# \t\raZ\u3000"), max_size=14)
 
 
@@ -287,6 +291,17 @@ def test_a_sentence_end_is_found_as_the_old_pattern_found_it(text: str) -> None:
 @given(st.text(alphabet=st.sampled_from("a ()\t\n"), max_size=16))
 def test_a_remark_is_dropped_as_the_old_pattern_dropped_it(name: str) -> None:
     assert normalise._REMARK.sub("", name) == OLD_REMARK.sub("", name)
+
+
+@hsettings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from("aeøknrl1_ -"), max_size=12))
+def test_a_nordic_stem_is_split_as_the_old_patterns_split_it(word: str) -> None:
+    for old, new in (
+        (OLD_SYNCOPE_BASE, syncope._BASE),
+        (OLD_SYNCOPE_INFLECTED, syncope._INFLECTED),
+    ):
+        before, after = old.fullmatch(word), new.fullmatch(word)
+        assert (before and before.groupdict()) == (after and after.groupdict())
 
 
 def test_the_shapes_each_pattern_reads_are_read_still() -> None:
@@ -330,6 +345,8 @@ ADVERSARIAL_RUNS: dict[str, tuple[Callable[[], object], object]] = {
     "a zip member's long name": (lambda: filenames.whatsapp_chat_name(" a" * N), None),
     "a cue's voice tag, no >": (lambda: subtitles._VOICE.search("<v " + "a <" * N), None),
     "a cue's tags, no >": (lambda: len(subtitles._TAG.sub("", "<i" * N)), 2 * N),
+    "a Nordic query word of vowels": (lambda: syncope.variants("a" * N, "a" * N, "sv"), []),
+    "a Nordic stem of vowels": (lambda: syncope._INFLECTED.fullmatch("ae" * N), None),
 }
 
 
