@@ -95,6 +95,44 @@ def test_clients_that_never_read_hold_no_worker(
             sock.close()
 
 
+def test_twenty_clients_two_never_reading_against_a_slow_search_are_all_answered_warm(
+    run_env: dict[str, str], args: list[str]
+) -> None:
+    """The scale of bench.warm_slow_clients on the server's own pool: 20 clients at once,
+    every search 1 s slow (a re-ranker's wait), 2 of them sending a search whose answer is
+    8 MB and never reading it. The 18 that read are all answered warm (none declined busy,
+    none gave up on the server), and the 2 are let go at their write deadline."""
+    db = cli_settings([args[1]], args[3], args[5]).db_path
+
+    def slow(request: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(1.0)
+        stdout = "a page of hits\n" if "argv" in request else BIG  # the silent: no argv
+        return {"ok": True, "stdout": stdout, "stderr": "", "code": 0}
+
+    ours = WarmServer(db, slow, run_env)
+    ours.outbox.deadline = 0.5
+    assert ours.start() and ours.address is not None
+    silent = [raw_request(ours.address, SEARCH) for _ in range(2)]
+    replies: list[dict[str, Any] | None] = []
+    asking = [
+        threading.Thread(target=lambda: replies.append(client.ask([*args, *QUERY], run_env)))
+        for _ in range(18)
+    ]
+    try:
+        for thread in asking:
+            thread.start()
+        for thread in asking:
+            thread.join(timeout=120)
+        assert len(replies) == 18, replies
+        assert all(r is not None and r["stdout"] == "a page of hits\n" for r in replies), replies
+        assert ours.busy == 0 and ours.served == 20
+        assert wait_for(lambda: ours.outbox.dropped == 2) and ours.in_hand == 0
+    finally:
+        for sock in silent:
+            sock.close()
+        ours.close()
+
+
 def test_a_reader_that_reads_gets_the_whole_answer_after_its_note(big_answers: WarmServer) -> None:
     assert big_answers.address is not None
     note, answer = lines_of(raw_request(big_answers.address, SEARCH))
