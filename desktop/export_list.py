@@ -1,6 +1,6 @@
 """The lists of exports (the welcome's and Settings › Data's): one line per export, its
 type first, elided in the middle with the whole line as the tooltip, as tall as the window
-lets them be."""
+lets them be (the lists beside them capped: `capped_list`)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,15 @@ def export_list(rows: int = 6) -> QListWidget:
     exports.setMinimumHeight(rows * exports.fontMetrics().height() * 3 // 2)
     exports.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
     return exports
+
+
+def capped_list(widget: QListWidget, rows: int) -> QListWidget:
+    """A list beside an export list, at most `rows` lines tall (it scrolls beyond), so the
+    height the window has beyond them goes to the exports."""
+    widget.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+    line = widget.fontMetrics().height() * 3 // 2
+    widget.setMaximumHeight(rows * line + 2 * widget.frameWidth())
+    return widget
 
 
 def export_item(found: FoundExport, text: str | None = None) -> QListWidgetItem:

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from desktop import theme
 from desktop.config_file import write_config
-from desktop.export_list import export_item, export_list
+from desktop.export_list import capped_list, export_item, export_list
 from desktop.hotkey import to_display, to_pynput
 from desktop.survey import Survey
 from engine.embedders import apikeys
@@ -183,7 +183,7 @@ class SettingsDialog(QDialog):
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addWidget(QLabel("Data folders"))
-        layout.addWidget(self.roots)
+        layout.addWidget(capped_list(self.roots, 4))  # the rest of the height: the exports
         layout.addLayout(row)
         layout.addWidget(QLabel("What these folders hold"))
         self.exports = export_list(rows=8)
@@ -191,7 +191,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.exports, 1)  # the height the dialog has
         layout.addWidget(self.exports_note)
         layout.addWidget(QLabel("Source types to index"))
-        layout.addWidget(self.types)
+        layout.addWidget(capped_list(self.types, 7))
         if not self.types.count():
             layout.addWidget(_note("The types Memex finds in your folders appear here."))
         layout.addWidget(

@@ -107,6 +107,20 @@ def test_a_chosen_folder_lists_what_was_recognised_per_export(
     assert welcome.heading.text().endswith("found 5 exports:")
 
 
+def test_the_export_list_takes_the_height_the_window_leaves(
+    qtbot: Any, first_run: MemexApp, layer: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    surveyed(qtbot, first_run, monkeypatch, layer)
+    window, exports = first_run.window, welcome_of(first_run).exports
+    rows = exports.sizeHintForRow(0)
+    assert exports.height() >= 6 * rows  # more than the 5 lines it holds, not cramped
+    before = exports.height()
+    window.resize(window.width(), window.height() + 200)
+    qtbot.waitUntil(lambda: exports.height() > before + 150)  # the list grows with it
+    window.resize(window.width(), window.height() - 200)
+    qtbot.waitUntil(lambda: exports.height() == before)
+
+
 def test_looking_shows_a_busy_bar_and_holds_the_buttons(
     qtbot: Any, first_run: MemexApp, layer: Path
 ) -> None:

@@ -182,3 +182,12 @@ def test_the_data_tab_lists_what_each_folder_holds_per_export(qtbot: Any, tmp_pa
     assert any("Slack export" in line and "day file(s)" in line for line in lines)
     assert any(line.startswith("WhatsApp · ") for line in lines)  # the type first
     assert "cannot look in" in dialog.exports_note.text()  # the folder that is gone
+    assert dialog.exports.textElideMode() == Qt.TextElideMode.ElideMiddle
+    assert [dialog.exports.item(i).toolTip() for i in range(dialog.exports.count())] == lines
+    dialog.show()  # on its first tab, Data
+    before = dialog.exports.height()
+    assert before >= 6 * dialog.exports.sizeHintForRow(0)
+    dialog.resize(dialog.width(), dialog.height() + 400)
+    # The folders' and the types' lists stop at a few lines: the exports take the rest.
+    qtbot.waitUntil(lambda: dialog.exports.height() > before + 250)
+    assert dialog.exports.height() > max(dialog.roots.height(), dialog.types.height())
