@@ -1,6 +1,7 @@
 """A search with no index yet says so, told by the error's class and never by its words
 (desktop/requests.py: `SearchAnswer.no_index`); another program's file at the index's
-path is a failure said in its own words."""
+path is a failure said in its own words, and the app (its watcher on or off) writes nothing
+into it or beside it."""
 
 from __future__ import annotations
 
@@ -25,11 +26,12 @@ NO_INDEX = "There is no index yet."
 def unindexed(
     qapp: Any, qtbot: Any, settings_factory: Callable[..., Settings], opener: RecordingOpener
 ) -> Iterator[Callable[[Callable[[Path], None]], MemexApp]]:
-    """The app on a data folder holding a note, with `prepare(db_path)` run first."""
+    """The app on a data folder holding a note, with `prepare(db_path)` run first (and the
+    watcher on when `watching`)."""
     started: list[MemexApp] = []
 
-    def start(prepare: Callable[[Path], None]) -> MemexApp:
-        settings = settings_factory(embedder__name="hashing", desktop__watching=False)
+    def start(prepare: Callable[[Path], None], watching: bool = False) -> MemexApp:
+        settings = settings_factory(embedder__name="hashing", desktop__watching=watching)
         (settings.roots[0] / "trip.md").write_text("# Trip\n\nThe ferry at nine.\n", "utf-8")
         prepare(settings.db_path)
         memex = start_app(qapp, settings, opener)
@@ -64,17 +66,26 @@ def test_an_empty_index_file_says_there_is_none_yet(qtbot: Any, unindexed: Any) 
     assert message(memex).startswith(NO_INDEX)
 
 
-def test_another_programs_database_is_a_failure_in_its_words(qtbot: Any, unindexed: Any) -> None:
+@pytest.mark.parametrize("watching", [False, True])
+def test_another_programs_database_is_a_failure_in_its_words(
+    qtbot: Any, unindexed: Any, watching: bool
+) -> None:
     def foreign(db: Path) -> None:
         conn = apsw.Connection(str(db))
         conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT)")
         conn.close()
 
-    memex = unindexed(foreign)
+    memex = unindexed(foreign, watching)
+    db_path = memex.settings.db_path
+    before = db_path.read_bytes()
     type_query(qtbot, memex, "ferry")
     text = message(memex)
     assert not memex.window.last_answer.no_index  # type: ignore[union-attr]
     assert text.startswith("The search failed: ") and "is not a Memex index" in text
+    memex.shutdown()  # the app's writer and server have come and gone: nothing written
+    assert db_path.read_bytes() == before
+    beside = sorted(p.name for p in db_path.parent.iterdir() if p.name.startswith(db_path.name))
+    assert beside == [db_path.name]
 
 
 def test_no_index_is_told_by_the_class_not_the_words() -> None:
