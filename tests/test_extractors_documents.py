@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import shutil
 from pathlib import Path, PurePath
 
 import pytest
@@ -71,6 +72,25 @@ def test_a_zoom_transcript_is_dated_and_titled() -> None:
     ]
     assert drafts[0].content.split("\n")[1] == (
         "Dana Okafor: Morning everyone, let's start with the ferry schedule."
+    )
+
+
+def test_a_zoom_transcript_in_its_recording_folder_takes_the_meetings_topic(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "Zoom" / "2024-03-11 10.00.00 Weekly sync"
+    folder.mkdir(parents=True)
+    name = "GMT20240311-100000_Recording.transcript.vtt"
+    shutil.copy(FIXTURES / "meeting" / name, folder / name)
+    drafts = extract_file("meeting", folder / name).drafts
+    assert [(d.title, d.content_date) for d in drafts] == [
+        ("Weekly sync", "2024-03-11T10:00:00")  # the start from the file's own UTC stamp
+    ]
+    other = tmp_path / "Downloads"  # no recording folder: the recorder's label and date
+    other.mkdir()
+    shutil.copy(FIXTURES / "meeting" / name, other / name)
+    assert extract_file("meeting", other / name).drafts[0].title == (
+        "Zoom recording · 2024-03-11 10:00"
     )
 
 

@@ -81,6 +81,16 @@ def datetime_from_name(name: str) -> str | None:
     return stamp.iso if stamp else None
 
 
+def recording_topic(stem: str) -> str:
+    """The topic a dated name holds once the stamp and the recorder's own words are gone
+    (`Weekly sync`); "" for a name that holds none or no date."""
+    stamp = name_stamp(stem)
+    if stamp is None:
+        return ""
+    rest = _BOILERPLATE.sub(" ", stem[: stamp.start] + " " + stem[stamp.end :])
+    return _SEPARATORS.sub(" ", _EMPTY_BRACKETS.sub(" ", rest)).strip(" .,()[]")
+
+
 def recording_title(stem: str) -> str:
     """A readable title from a file name: the topic left once the stamp and the recorder's
     own words are gone, else `Zoom recording · 2024-03-11 10:00`; a name without a date
@@ -88,8 +98,7 @@ def recording_title(stem: str) -> str:
     stamp = name_stamp(stem)
     if stamp is None:
         return _SEPARATORS.sub(" ", stem).strip() or stem
-    rest = _BOILERPLATE.sub(" ", stem[: stamp.start] + " " + stem[stamp.end :])
-    rest = _SEPARATORS.sub(" ", _EMPTY_BRACKETS.sub(" ", rest)).strip(" .,()[]")
+    rest = recording_topic(stem)
     if rest or not (stamp.time or _BOILERPLATE.search(stem)):
         return rest or stem  # a name that is only a date reads as that date
     label = "Zoom recording" if stamp.zoom else "Meeting recording"

@@ -16,7 +16,12 @@ from pathlib import PurePath
 
 from engine.extractors.base import Extraction
 from engine.extractors.chunking import SEGMENT_CHARS, decode
-from engine.extractors.filenames import datetime_from_name, recording_title
+from engine.extractors.filenames import (
+    datetime_from_name,
+    name_stamp,
+    recording_title,
+    recording_topic,
+)
 from engine.extractors.sniffing import Recogniser, SiblingCheck, head_lines
 from engine.extractors.turns import Turn, segment_drafts, turn_mentions
 from engine.extractors.zoom_captions import CAPTIONS, recognise_captions
@@ -101,10 +106,16 @@ def cue_turns(text: str, result: Extraction) -> list[Turn]:
 
 
 def _title(text: str, path: PurePath) -> str:
-    """The WebVTT header's text (`WEBVTT - Weekly sync`) if any, else the file name's."""
+    """The WebVTT header's text (`WEBVTT - Weekly sync`) if any, else the file name's; a
+    recorder's name with no topic of its own (`GMT20240311-100000_Recording`) takes the
+    topic of a recording folder named as Zoom names one (`2024-03-11 10.00.00 Weekly sync`)."""
     header = text.lstrip("\ufeff").split("\n", 1)[0].strip()
     if header.startswith("WEBVTT") and header[6:].strip(" -\t"):
         return header[6:].strip(" -\t")
+    if name_stamp(path.stem) is not None and not recording_topic(path.stem):
+        folder = recording_topic(path.parent.name) if name_stamp(path.parent.name) else ""
+        if folder:
+            return folder
     return recording_title(path.stem)
 
 
