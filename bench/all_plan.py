@@ -73,6 +73,7 @@ ESTIMATES: dict[str, Estimate] = {
     "embed_overlap": Estimate(6.0, needs=BOTH, memory_gb=4.0),
     "embed_overlap-busy": Estimate(6.0, needs=BOTH, memory_gb=4.0),
     "cold_start": Estimate(6.0),  # the demo index and a 100k hashing index, built once
+    "warm_load": Estimate(4.0),  # a 100k hashing index (built once), three arms × 3 runs
     "warm_cli": Estimate(8.0),  # the demo index (built once), one-shot, warm, 20 in a row
     "mcp_latency": Estimate(6.0),
     "scan_options": Estimate(30.0, needs=BOTH, memory_gb=8.0),  # 1M tiled in memory

@@ -196,12 +196,13 @@ def test_a_segment_adds_repeated_pairs_and_finds_a_term() -> None:
 def test_a_vocabulary_finds_every_term_a_prefix_begins() -> None:
     words = postings.Vocabulary(["ferries", "ferry", "fest", "zebra"])
     words.id("ferryman")  # met later: kept in a sorted list of its own
-    assert sorted(words.terms[i] for i in words.prefixed("ferr")) == [
+    assert sorted(words.term(i) for i in words.prefixed("ferr")) == [
         "ferries",
         "ferry",
         "ferryman",
     ]
     assert words.prefixed("q") == [] and words.id("fest") == 2
+    assert words.find("ferryman") == 4 and words.find("ferr") is None
 
 
 def test_postings_read_in_many_batches_rank_the_same(
@@ -209,7 +210,7 @@ def test_postings_read_in_many_batches_rank_the_same(
 ) -> None:
     monkeypatch.setattr(postings, "BATCH_INSTANCES", 97)  # hundreds of term ranges
     assert len(postings._batches(np.full(1000, 10))) > 50
-    index = KeywordIndex(demo_index.db_path)
+    index = KeywordIndex(demo_index.db_path, keep_file=False)  # read, not mapped
     conn = db.connect(demo_index.db_path, create=False)
     for query in QUERIES:
         assert_same_ranking(index, conn, fts.query_terms(query), 30, Filters())
@@ -219,7 +220,7 @@ def test_postings_read_in_many_batches_rank_the_same(
 def test_after_a_load_the_page_cache_is_freed(demo_index: Settings) -> None:
     import apsw
 
-    index = KeywordIndex(demo_index.db_path)
+    index = KeywordIndex(demo_index.db_path, keep_file=False)  # read, not mapped
     # Past the first 256 MB of a file (mmap_size) pages are read into the page cache; the
     # demo's file is smaller, so no mmap here, as for the rest of a 100k index.
     index.conn.execute("PRAGMA mmap_size=0")

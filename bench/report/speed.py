@@ -1,7 +1,7 @@
 """The report's "Speed" part: query latency beside the floor and the peer of the same run.
 
 Each renderer reads one result file of bench.perf, bench.scale, bench.vector_scale,
-bench.blas_limit, bench.embed_overlap, bench.cold_start, bench.warm_cli or
+bench.blas_limit, bench.embed_overlap, bench.cold_start, bench.warm_load, bench.warm_cli or
 bench.mcp_latency. Ratios are computed here from the file's own figures, so a timing is
 only ever divided by another of the same run.
 """
@@ -291,6 +291,51 @@ def render_cold_start(data: dict[str, Any]) -> str:
     return "\n\n".join([markdown_table(headers, rows), runs, "; ".join(modules) + "."])
 
 
+# -- bench.warm_load ------------------------------------------------------------------------
+
+WARM_ARMS = (
+    ("read", "read from the index (no files)"),
+    ("write", "read, written beside the index, mapped"),
+    ("mapped", "mapped from the files"),
+)
+
+
+def render_warm_load(data: dict[str, Any]) -> str:
+    """Per arm: the first load of the vectors and the postings, the first search, memory."""
+    rows = []
+    for arm, label in WARM_ARMS:
+        f = data["arms"][arm]
+        rows.append(
+            [
+                label,
+                f"{f['vectors_load_s']:.2f} s",
+                f"{f['keyword_load_s']:.2f} s",
+                f"**{f['load_s']:.2f} s**" if arm == "mapped" else f"{f['load_s']:.2f} s",
+                ms(f["first_search_s"] * 1000),
+                f"{f['rss_mb']:,.0f} / {f['anon_mb']:,.0f} / {f['file_mb']:,.0f}",
+                "yes" if data["same_results"][arm] else "**no**",
+            ]
+        )
+    headers = [
+        "warm process",
+        "vectors",
+        "keyword postings",
+        "first load",
+        "first search (ms)",
+        "RSS / anonymous / file-backed (MB)",
+        "same results",
+    ]
+    files = data["file_mb"]
+    lead = (
+        f"{data['chunks']:,} chunks, 384-dimensional vectors; each arm a new process, median "
+        f"of {data['runs']}; {data['queries']} queries in each of hybrid, bm25 and vector mode "
+        f"compared with the read arm's. Files beside the index: `memex.db.keyword` "
+        f"{files['keyword']:,.1f} MB, `memex.db.vectors` {files['vectors']:,.1f} MB (the "
+        f"index: {data['db_mb']:,.1f} MB)."
+    )
+    return "\n\n".join([lead, markdown_table(headers, rows)])
+
+
 # -- bench.warm_cli, bench.mcp_latency -----------------------------------------------------
 
 
@@ -446,6 +491,12 @@ SECTIONS: list[Section] = [
         "cold_start",
         render_cold_start,
         "bench.cold_start --hashing-chunks 100000 --quiet-load 1.2",
+    ),
+    section(
+        "Warm start: the index read, or its files mapped",
+        "warm_load",
+        render_warm_load,
+        "bench.warm_load --chunks 100000 --runs 3 --quiet-load 1.2",
     ),
     section("Warm CLI", "warm_cli", render_warm_cli, "bench.warm_cli --quiet-load 1.4"),
     section(

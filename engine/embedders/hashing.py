@@ -41,4 +41,9 @@ class HashingEmbedder:
 
 @register("hashing")
 def _create(settings: Settings) -> HashingEmbedder:
-    return HashingEmbedder()
+    """64 dimensions, or n with `embedder.model = "hashing-n"` (a benchmark's bed the size
+    of a real model's vectors)."""
+    named = re.fullmatch(r"hashing-(\d{1,4})", settings.embedder.model)
+    return (
+        HashingEmbedder(int(named.group(1))) if named and int(named.group(1)) else HashingEmbedder()
+    )

@@ -18,6 +18,12 @@ rows gone or replaced are marked dead (they no longer count, nor score) and new 
 tokenized into a small segment. Past `RELOAD_SHARE` of changed rows the postings are read
 anew; on a disagreement they are dropped until the next commit (FTS5 answers meanwhile).
 
+Postings read in full are written to `memex.db.keyword` beside the index (engine/store/mapped.py:
+the rows' columns, the sorted vocabulary as one blob, the segment, the chunks' ids) and
+mapped from there, by this process at once and by the next one in place of the read: the
+mirror takes the file up when it was written under the same keyword side and tokenizer,
+and applies the changes since as it applies any (engine/search/retrieve/mirror.py).
+
 A term the query gives as a phrase of several tokens (`INV-2026-0417`) is not held here
 (no positions): its rows and frequencies come from FTS5 itself, a phrase query, in the
 same snapshot. A prefix (the last word while typing) is every term it begins.
@@ -60,7 +66,7 @@ from engine.search.retrieve.postings import (
     tokenizer,
 )
 from engine.settings import Settings
-from engine.store import db
+from engine.store import db, mapped
 from engine.store.sql import chunks, database
 from engine.store.sql import fts as fts_sql
 from engine.store.sql import meta as meta_sql
@@ -71,6 +77,8 @@ MAX_SEGMENTS = 8  # segments of new rows kept apart before they are merged into 
 PEOPLE_MEMO = 16  # person-filter row sets remembered until the index changes
 MASK_MEMO = 16  # filters' row masks remembered until the index changes
 READ_BATCH = 2048  # new rows read per statement
+SAVED_FORMAT = 1  # the layout of the postings' file; another one is not taken up
+SUFFIX = ".keyword"  # the postings' file: memex.db → memex.db.keyword
 BoolArray = npt.NDArray[np.bool_]
 Postings = bm25.Postings
 
@@ -113,6 +121,26 @@ class _Rows:
         self._norm: npt.NDArray[np.float64] | None = None
         self._max_seq: int | None = None
         self.append(listed)
+
+    @classmethod
+    def of_arrays(cls, arrays: mapped.Arrays, type_codes: dict[str, int]) -> _Rows:
+        """The rows kept in the postings' file (every row alive when it was written)."""
+        rows = cls([])
+        rows.type_codes = dict(type_codes)
+        rows.seqs, rows.types, rows.days = arrays["seqs"], arrays["types"], arrays["days"]
+        rows.lengths, rows.row_of = arrays["lengths"], arrays["row_of"]
+        rows.alive = np.ones(rows.seqs.shape[0], dtype=bool)
+        return rows
+
+    def arrays(self) -> mapped.Arrays:
+        """What the postings' file keeps of the rows."""
+        return {
+            "seqs": self.seqs,
+            "types": self.types,
+            "days": self.days,
+            "lengths": self.lengths,
+            "row_of": self.row_of,
+        }
 
     def __len__(self) -> int:
         return int(self.seqs.shape[0]) - self.dead
@@ -168,8 +196,11 @@ class _Rows:
 class KeywordIndex(Mirrored):
     """BM25 over the FTS index's postings, held in memory and kept in step with it."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, keep_file: bool = True) -> None:
+        """`keep_file`: keep the postings in `memex.db.keyword` beside the index and take
+        them up from there (False: read the index each time, write nothing)."""
         self.path = Path(path)
+        self.saved_path = Path(str(self.path) + SUFFIX) if keep_file else None
         self.conn = db.connect(self.path, create=False)
         self._tokenize = tokenizer(self.conn, TOKENIZER[0], TOKENIZER[1])
         self._lock = threading.Lock()
@@ -223,7 +254,67 @@ class KeywordIndex(Mirrored):
         self._rows, self._vocabulary, self._segments = rows, loaded.vocabulary, [loaded.segment]
         # The pages just read (past the mmap'd head of the file) no query reads again.
         self.conn.execute(database.shrink_memory_sql())
-        return pairs_of([(r[0], r[1]) for r in listed])
+        pairs = pairs_of([(r[0], r[1]) for r in listed])
+        return self._keep(pairs) or pairs
+
+    def _keep(self, pairs: Pairs) -> Pairs | None:
+        """Write the postings just read into their file and map them from there (the
+        arrays read are let go); None when there is no file to keep or it cannot be written."""
+        rows, segment, key = self._rows, self._segments[0], keyword_side(self.conn)
+        if self.saved_path is None or rows is None:
+            return None
+        terms, term_offsets = mapped.strings_array(self._vocabulary.base)
+        ids, id_offsets = mapped.strings_array(pairs[1])
+        arrays: mapped.Arrays = {
+            **rows.arrays(),
+            "terms": terms,
+            "term_offsets": term_offsets,
+            "segment_terms": segment.terms,
+            "segment_offsets": segment.offsets,
+            "segment_rows": segment.rows,
+            "segment_freqs": segment.freqs,
+            "ids": ids,
+            "id_offsets": id_offsets,
+        }
+        if not mapped.write(self.saved_path, self._fields(key, rows.type_codes), arrays):
+            return None
+        return self.saved(key)
+
+    def _fields(self, key: str | None, type_codes: dict[str, int]) -> dict[str, object]:
+        """The postings' file's header: what it must match to be taken up, the type codes."""
+        return {
+            "format": SAVED_FORMAT,
+            "key": key,
+            "tokenizer": [TOKENIZER[0], *TOKENIZER[1]],
+            "type_codes": type_codes,
+        }
+
+    def saved(self, key: str | None) -> Pairs | None:
+        """The postings taken up from their file if it was written under `key` (the
+        mirror's `Follower`); the chunks it holds."""
+        found = None if self.saved_path is None else mapped.read(self.saved_path)
+        if found is None:
+            return None
+        fields, arrays = found
+        type_codes = fields.get("type_codes")
+        if not isinstance(type_codes, dict) or fields != self._fields(key, type_codes):
+            return None
+        try:
+            rows = _Rows.of_arrays(arrays, type_codes)
+            terms = mapped.Strings(arrays["terms"], arrays["term_offsets"])
+            segment = Segment(
+                arrays["segment_terms"],
+                arrays["segment_offsets"],
+                arrays["segment_rows"],
+                arrays["segment_freqs"],
+            )
+            ids = mapped.Strings(arrays["ids"], arrays["id_offsets"]).all()
+        except (KeyError, UnicodeDecodeError):
+            return None
+        if len(ids) != rows.seqs.shape[0]:
+            return None
+        self._rows, self._vocabulary, self._segments = rows, Vocabulary(terms), [segment]
+        return rows.seqs, ids
 
     def apply(self, gone: SeqArray, new: list[int]) -> Pairs:
         """Mark the rows of the chunks `gone` dead, tokenize the chunks `new`."""
@@ -294,7 +385,8 @@ class KeywordIndex(Mirrored):
         elif prefix:
             ids = self._vocabulary.prefixed(tokens[0])
         else:
-            ids = [self._vocabulary.ids[tokens[0]]] if tokens[0] in self._vocabulary.ids else []
+            found_id = self._vocabulary.find(tokens[0])
+            ids = [] if found_id is None else [found_id]
         found = [p for s in self._segments for i in ids if (p := s.postings(i)) is not None]
         if not found:
             return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)

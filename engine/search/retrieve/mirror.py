@@ -15,6 +15,11 @@ rows (`load`) or drop and add some (`apply`).
   seq), is dropped; a pair not held is read. A change of the key (the active embedder: a
   swap gives every chunk another vector), a copy holding nothing, or more changes since
   the last full read than `reload_share` of the chunks held, read everything anew.
+- A copy may keep its state in a file beside the index (engine/store/mapped.py), written
+  after it read the index in full. Where the copy would read everything, it maps that file
+  instead (`saved`) when the file was written under the same key, and then catches up from
+  the pairs it kept like any other change; when more than `SAVED_SHARE` of its chunks
+  changed since, it reads the index in full after all (and so writes the file anew).
 - The memos (a filter's masks, a person's chunks) are valid for one index state: every
   `Memo` made here is cleared whenever the version moves, even when no pair changed (an
   UPDATE of a chunk's text keeps its id, not its people).
@@ -49,6 +54,7 @@ SeqArray = npt.NDArray[np.int64]
 Pairs = tuple[SeqArray, list[str]]  # chunks' seqs and ids, in the same order
 PairsReader = Callable[[apsw.Connection], dict[int, str]]
 KeyReader = Callable[[apsw.Connection], str | None]
+SAVED_SHARE = 0.05  # chunks changed since a copy's file was written, beyond which it is read anew
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -64,6 +70,16 @@ class Follower(Protocol):
     def apply(self, gone: SeqArray, new: list[int]) -> Pairs:
         """Drop the rows of the chunks `gone` (held under ids the index no longer has at
         those seqs), then read the chunks `new`; the chunks added."""
+        ...
+
+    def saved(self, key: str | None) -> Pairs | None:
+        """Take up the state kept in the copy's file if it was written under `key`; the
+        chunks it holds, or None (no file, another key: the caller reads everything)."""
+        ...
+
+    def caught_up(self, pairs: Pairs) -> None:
+        """Called once a copy taken up from its file has applied the changes since; `pairs`:
+        the chunks it now holds."""
         ...
 
 
@@ -122,6 +138,18 @@ class Mirrored:
 
     mirror: IndexMirror
 
+    def saved(self, key: str | None) -> Pairs | None:
+        """No file kept: everything is read from the index."""
+        return None
+
+    def caught_up(self, pairs: Pairs) -> None:
+        """Nothing to do once caught up."""
+
+    @property
+    def mapped(self) -> int:
+        """Full states taken up from the copy's file rather than read from the index."""
+        return self.mirror.mapped
+
     @property
     def loads(self) -> int:
         """Full reads so far."""
@@ -156,6 +184,7 @@ class IndexMirror:
         self._changed = 0  # chunks dropped or added since the last full read
         self._memos: list[Memo[Any, Any]] = []
         self.loads = 0  # full reads
+        self.mapped = 0  # full states taken up from the copy's file
         self.updates = 0  # incremental catch-ups that changed something
 
     def __len__(self) -> int:
@@ -202,7 +231,12 @@ class IndexMirror:
     def _catch_up(self, conn: apsw.Connection, copy: Follower) -> bool:
         key = None if self._key is None else self._key(conn)
         if not len(self) or key != self._held_key:
-            return self._load(copy, key)
+            return self._load(conn, copy, key)
+        return self._apply_changes(conn, copy, self._share)
+
+    def _apply_changes(self, conn: apsw.Connection, copy: Follower, share: float | None) -> bool:
+        """Drop and add the chunks that changed since the held state; past `share` of the
+        chunks held, read everything instead."""
         current = self._pairs(conn)
         same = np.fromiter(
             (current.get(s) == i for s, i in zip(self._seqs.tolist(), self._ids, strict=True)),
@@ -215,8 +249,8 @@ class IndexMirror:
         if not gone.shape[0] and not new:
             return False
         changes = self._changed + int(gone.shape[0]) + len(new)
-        if self._share is not None and changes > self._share * max(1, len(self)):
-            return self._load(copy, key)
+        if share is not None and changes > share * max(1, len(self)):
+            return self._read(copy, self._held_key)
         added_seqs, added_ids = copy.apply(gone, new)
         self._seqs = np.concatenate([self._seqs[same], added_seqs]).astype(np.int64)
         self._ids = [i for i, keep in zip(self._ids, same.tolist(), strict=True) if keep]
@@ -225,7 +259,23 @@ class IndexMirror:
         self.updates += 1
         return True
 
-    def _load(self, copy: Follower, key: str | None) -> bool:
+    def _load(self, conn: apsw.Connection, copy: Follower, key: str | None) -> bool:
+        """Everything anew: from the copy's file and the changes since when it has one
+        written under `key`, else from the index."""
+        self.forget()
+        saved = copy.saved(key)
+        if saved is None:
+            return self._read(copy, key)
+        self._seqs, self._ids = np.asarray(saved[0], dtype=np.int64), list(saved[1])
+        self._held_key, self._changed = key, 0
+        self.mapped += 1
+        share = SAVED_SHARE if self._share is None else min(SAVED_SHARE, self._share)
+        reads = self.loads
+        if self._apply_changes(conn, copy, share) and self.loads == reads:
+            copy.caught_up((self._seqs, self._ids))  # changed since the file, not read anew
+        return True
+
+    def _read(self, copy: Follower, key: str | None) -> bool:
         self.forget()
         seqs, ids = copy.load()
         self._seqs, self._ids = np.asarray(seqs, dtype=np.int64), list(ids)

@@ -32,35 +32,49 @@ class PostingsError(Exception):
 
 
 class Vocabulary:
-    """Term ⇄ id. The terms read with the index are sorted (ids in that order); terms met
-    later get the next ids and a sorted list of their own, so a prefix finds both."""
+    """Term ⇄ id. The terms read with the index are sorted (ids in that order) and found by
+    bisection, so they may lie in a mapped file undecoded (engine/store/mapped.py `Strings`);
+    terms met later get the next ids, a dict and a sorted list of their own, so a prefix
+    finds both."""
 
     def __init__(self, terms: Sequence[str] = ()) -> None:
-        self.terms = list(terms)
-        self.ids = {t: i for i, t in enumerate(self.terms)}
-        self._base = len(self.terms)  # terms[:base] are sorted
-        self._later: list[str] = []
+        self.base = terms  # sorted
+        self._later: dict[str, int] = {}
+        self._later_sorted: list[str] = []
 
     def __len__(self) -> int:
-        return len(self.terms)
+        return len(self.base) + len(self._later)
+
+    def find(self, term: str) -> int | None:
+        """The term's id, or None when no row holds it."""
+        found = self._later.get(term)
+        if found is not None:
+            return found
+        i = bisect.bisect_left(self.base, term)
+        return i if i < len(self.base) and self.base[i] == term else None
+
+    def term(self, id: int) -> str:
+        """The term of an id."""
+        if id < len(self.base):
+            return self.base[id]
+        return next(t for t, i in self._later.items() if i == id)
 
     def id(self, term: str) -> int:
         """The term's id, given one if it is new."""
-        found = self.ids.get(term)
+        found = self.find(term)
         if found is None:
-            found = self.ids[term] = len(self.terms)
-            self.terms.append(term)
-            bisect.insort(self._later, term)
+            found = self._later[term] = len(self)
+            bisect.insort(self._later_sorted, term)
         return found
 
     def prefixed(self, prefix: str) -> list[int]:
         """The ids of every term that starts with `prefix`."""
-        found = []
-        for terms in (self.terms[: self._base], self._later):
-            start = bisect.bisect_left(terms, prefix)
-            end = bisect.bisect_left(terms, prefix + "\U0010ffff", start)
-            found += [self.ids[t] for t in terms[start:end]]
-        return found
+        start = bisect.bisect_left(self.base, prefix)
+        end = bisect.bisect_left(self.base, prefix + "\U0010ffff", start)
+        found = list(range(start, end))
+        start = bisect.bisect_left(self._later_sorted, prefix)
+        end = bisect.bisect_left(self._later_sorted, prefix + "\U0010ffff", start)
+        return found + [self._later[t] for t in self._later_sorted[start:end]]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,12 @@ the rows gone or replaced are dropped, and only the new rows' vectors are read. 
 of the active embedder (a swap) reloads everything. Its snapshot may be a commit apart from
 the Searcher's: a hit the Searcher's snapshot does not hold is dropped by the pipeline.
 
+The matrix read in full is written to `memex.db.vectors` beside the index with its
+columns and the chunks' ids (engine/store/mapped.py) and mapped from there, by this process
+at once and by the next one in place of the read: the mirror takes the file up when it was
+written under the same active embedder, and applies the changes since as it applies any
+(engine/search/retrieve/mirror.py); a matrix changed that way is written anew.
+
 Filters are boolean masks over the scores (source type and day from the matrix's own
 columns; people as the set of chunks that name them, found through the FTS index), so a
 narrow filter still returns k hits whenever k match; each filter's masks are made once per
@@ -62,12 +68,14 @@ from engine.search.retrieve.quantized import (
     scan_for,
 )
 from engine.settings import Settings
-from engine.store import db
+from engine.store import db, mapped
 from engine.store.sql import chunks, database
 
 FloatArray = npt.NDArray[np.float32]
 SeqArray = npt.NDArray[np.int64]
 LOAD_BATCH = 2048
+SAVED_FORMAT = 1  # the layout of the matrix's file; another one is not taken up
+SUFFIX = ".vectors"  # the matrix's file: memex.db → memex.db.vectors
 PEOPLE_MEMO = 16  # person-filter chunk sets remembered until the index changes
 SELECTION_MEMO = 16  # filters' selections remembered until the index changes
 
@@ -85,11 +93,14 @@ class VectorCache(Mirrored):
         scan: str = "exact",
         rescore: int = 1,
         compute: Compute | None = None,
+        keep_file: bool = True,
     ) -> None:
         """`scan`: auto, exact, binary or int8; `rescore`: with a quantized scan, the parts
         re-scored exactly per chunk asked for (their chunks are, every part); `compute`:
-        what the scan runs on (None: one of its own, stopped by `close`)."""
+        what the scan runs on (None: one of its own, stopped by `close`); `keep_file`: keep
+        the matrix in `memex.db.vectors` beside the index and take it up from there."""
         self.path = Path(path)
+        self.saved_path = Path(str(self.path) + SUFFIX) if keep_file else None
         self.scan, self.rescore = scan, rescore
         self._owns_compute = compute is None
         self.compute = Compute() if compute is None else compute
@@ -203,7 +214,62 @@ class VectorCache(Mirrored):
         self.seqs, self.types, self.days = self._columns(listed, dim)
         self.matrix = matrix[:filled]
         self.conn.execute(database.shrink_memory_sql())  # no query reads those pages again
-        return pairs_of([(r[0], r[1]) for r in listed])
+        pairs = pairs_of([(r[0], r[1]) for r in listed])
+        return self._keep(pairs) or pairs
+
+    def caught_up(self, pairs: Pairs) -> None:
+        """The matrix taken up from its file changed since: written anew, mapped again."""
+        self._keep(pairs)
+
+    def _keep(self, pairs: Pairs) -> Pairs | None:
+        """Write the matrix and its columns into their file and map them from there (the
+        arrays held are let go); None when there is no file to keep or it cannot be written."""
+        if self.saved_path is None or not self.matrix.size:
+            return None
+        ids, id_offsets = mapped.strings_array(pairs[1])
+        arrays: mapped.Arrays = {
+            "matrix": self.matrix,
+            "seqs": self.seqs,
+            "types": self.types,
+            "days": self.days,
+            "chunk_seqs": np.asarray(pairs[0], dtype=np.int64),
+            "ids": ids,
+            "id_offsets": id_offsets,
+        }
+        key = active_embedder(self.conn)
+        if not mapped.write(self.saved_path, self._fields(key, self.type_codes), arrays):
+            return None
+        codes = self._codes
+        found = self.saved(key)
+        self._codes = codes  # the same rows: the quantized copy stays valid
+        return found
+
+    def _fields(self, key: str | None, type_codes: dict[str, int]) -> dict[str, object]:
+        """The matrix's file's header: what it must match to be taken up, the type codes."""
+        return {"format": SAVED_FORMAT, "key": key, "type_codes": type_codes}
+
+    def saved(self, key: str | None) -> Pairs | None:
+        """The matrix taken up from its file if it was written under `key` (the mirror's
+        `Follower`); the chunks it holds."""
+        found = None if self.saved_path is None else mapped.read(self.saved_path)
+        if found is None:
+            return None
+        fields, arrays = found
+        type_codes = fields.get("type_codes")
+        if not isinstance(type_codes, dict) or fields != self._fields(key, type_codes):
+            return None
+        try:
+            matrix, seqs = arrays["matrix"], arrays["seqs"]
+            types, days, chunk_seqs = arrays["types"], arrays["days"], arrays["chunk_seqs"]
+            ids = mapped.Strings(arrays["ids"], arrays["id_offsets"]).all()
+        except (KeyError, UnicodeDecodeError):
+            return None
+        if matrix.ndim != 2 or len(ids) != chunk_seqs.shape[0] or seqs.shape[0] != matrix.shape[0]:
+            return None
+        self._reset()
+        self.matrix, self.seqs, self.types, self.days = matrix, seqs, types, days
+        self.type_codes = dict(type_codes)
+        return chunk_seqs, ids
 
     def _columns(
         self, rows: list[tuple[int, str, int, str, str | None]], dim: int
