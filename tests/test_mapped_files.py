@@ -5,6 +5,8 @@ since, never taken up under another key, never changed by the process that maps 
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,6 +54,9 @@ def test_arrays_and_fields_come_back_as_written_and_a_damaged_file_is_no_file(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "memex.db.keyword"
+    stale, fresh = tmp_path / "memex.db.keyword.x1.tmp", tmp_path / "memex.db.keyword.x2.tmp"
+    stale.write_bytes(b"cut short by a kill"), fresh.write_bytes(b"being written")
+    os.utime(stale, (time.time() - 2 * mapped.STALE_SECONDS,) * 2)
     words = ["ferry", "Bodø", "日本語", ""]
     blob, offsets = mapped.strings_array(words)
     arrays = {
@@ -71,7 +76,8 @@ def test_arrays_and_fields_come_back_as_written_and_a_damaged_file_is_no_file(
     before = digest(path)
     back["matrix"][0, 0] = 99.0  # copy-on-write: this process's page, not the file
     assert digest(path) == before and mapped.read(path)[1]["matrix"][0, 0] == 0.0  # type: ignore[index]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["memex.db.keyword"]  # no temp left
+    # No temporary file of its own left; another process's old one removed, a new one kept.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memex.db.keyword", fresh.name]
 
     whole = path.read_bytes()
     path.write_bytes(whole[: len(whole) // 2])  # cut short

@@ -22,10 +22,13 @@ against the index (engine/search/retrieve/mirror.py).
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import json
 import mmap
 import os
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,7 @@ import numpy.typing as npt
 MAGIC = b"MEMEXMAP1\n"
 ALIGN = 64
 MAX_HEADER = 1 << 20
+STALE_SECONDS = 3600.0  # a temporary file this old was left by a process that died writing it
 Header = dict[str, Any]
 Arrays = dict[str, npt.NDArray[Any]]
 
@@ -50,6 +54,7 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, npt.NDArra
         offset = _aligned(offset + array.nbytes)
     head = json.dumps({"fields": dict(header), "arrays": layout}).encode("utf-8")
     start = _aligned(len(MAGIC) + 8 + len(head))
+    _remove_stale(path)
     try:
         fd, partial = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError:
@@ -66,6 +71,17 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, npt.NDArra
         Path(partial).unlink(missing_ok=True)
         return False
     return True
+
+
+def _remove_stale(path: Path) -> None:
+    """Remove the temporary files of `path` that a process killed while writing left."""
+    try:
+        for partial in path.parent.glob(f"{glob.escape(path.name)}.*.tmp"):
+            with contextlib.suppress(OSError):
+                if time.time() - partial.stat().st_mtime > STALE_SECONDS:
+                    partial.unlink()
+    except OSError:
+        return
 
 
 def read(path: Path) -> tuple[Header, Arrays] | None:
