@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,6 +15,16 @@ from desktop_helpers import RecordingOpener, start_app, wait_for  # noqa: E402
 from desktop.controller import MemexApp  # noqa: E402
 from engine.search import Searcher  # noqa: E402
 from engine.settings import Settings  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def collected_on_the_gui_thread() -> Iterator[None]:
+    """What a test leaves (its app's widgets, held in reference cycles) is collected here,
+    on the GUI thread, after its fixtures end: left to a later automatic collection, it may
+    be collected on a read-pool thread of the next test's app, which deletes Qt objects off
+    their thread and can crash the process (a segfault while "Garbage-collecting")."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture
