@@ -16,8 +16,10 @@ from typing import Any
 from PySide6.QtCore import QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
+from desktop.collector import GuiThreadCollector
 from desktop.instance import InstanceServer, send, socket_name
 from engine.app_api import BackgroundServer, SettingsError, option_overrides, settings_from_options
+from engine.settings import Settings
 
 _QUIET = ("This plugin does not support", "QFont::setPixelSize")
 EXIT_USAGE = 2  # as the CLI's (engine/cli/common.py): a bad flag or config value
@@ -115,6 +117,21 @@ def main(argv: Sequence[str]) -> int:
         sys.stderr.write("memex: Memex is already running; sent it “toggle”\n")
         return 0
     server = _instance_server(name)
+    collector = GuiThreadCollector(app)  # no collection on a search thread (desktop/collector.py)
+    try:
+        return _run(app, args, settings, server, name)
+    finally:
+        collector.stop()
+
+
+def _run(
+    app: QApplication,
+    args: argparse.Namespace,
+    settings: Settings,
+    server: InstanceServer,
+    name: str,
+) -> int:
+    """The app from its window to its exit code."""
     from desktop.controller import MemexApp
 
     memex = MemexApp(app, settings, overrides=overrides_from(args))
