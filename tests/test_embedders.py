@@ -108,6 +108,27 @@ def test_callers_on_several_threads_get_their_own_vectors(tmp_path: Path) -> Non
         assert np.allclose(mine, theirs, atol=1e-6)
 
 
+def test_short_texts_go_in_larger_batches_each_pool_thread_with_its_own_session(
+    tmp_path: Path,
+) -> None:
+    from engine.embedders.local import MAX_BATCH, LocalEmbedder
+
+    local = create_embedder(_settings(tmp_path))
+    assert isinstance(local, LocalEmbedder)
+    lengths = [16] * 40 + [145] * 9 + [30] * 3  # messages, chat windows, in any order
+    batches = local._batches(lengths)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert [len(b) for b in batches] == [MAX_BATCH, MAX_BATCH, 8, 4, 4, 4]  # by length
+    texts = [f"short note {i}" for i in range(40)] + ["a long chat window " * 30] * 6
+    vectors = local.embed(texts)
+    for i in (0, 17, 39, 45):
+        assert _cos(vectors[i], local.embed([texts[i]])[0]) > 0.9999
+    shared = local._load()[1]
+    own = {local._runner().submit(lambda: id(local._own.session)).result() for _ in range(8)}
+    assert own and id(shared) not in own  # the pool's threads run sessions of their own
+    local.close()
+
+
 def test_empty_inputs(embedder: Embedder) -> None:
     assert embedder.embed([]).shape[0] == 0
     vectors = embedder.embed(["", "   ", "word"])
