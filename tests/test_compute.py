@@ -151,11 +151,12 @@ def test_the_local_models_run_threads_stop_when_its_engine_closes(
     settings = settings_factory(embedder__name="local")
     engine = Engine(settings)
     model = engine.embedders.get(settings)
-    before = model.embed(["one", "two", "three", "four", "five", "six", "seven", "eight", "x"])
+    texts = [f"message {i}" for i in range(40)]  # more than one batch: the pool runs them
+    before = model.embed(texts)
     assert len(embed_threads()) >= 1 or (os.cpu_count() or 1) == 1
     engine.close()
     assert not embed_threads() and len(engine.embedders) == 0
-    again = model.embed(["one", "two", "three", "four", "five", "six", "seven", "eight", "x"])
+    again = model.embed(texts)
     assert np.allclose(again, before)  # a closed model embeds again on a fresh pool
     close_embedder(model)
     assert not embed_threads()
