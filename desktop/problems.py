@@ -8,10 +8,12 @@ what the sentence is about; a sentence this table does not know gets the general
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.index.reports import IndexStatus
+from engine.text import shown
 
 LISTED = 8  # files shown in the dialog; the rest are counted
 
@@ -46,9 +48,12 @@ class FileProblem:
     todo: str
     indexed: bool
 
-    def line(self) -> str:
+    def line(self, whole_path: bool = False) -> str:
+        """The file by its name (by its whole path, `~/…`, when another listed file has the
+        same name), what happened, and what to do."""
         kind = "Indexed with a problem" if self.indexed else "Not indexed"
-        return f"{kind}: {Path(self.path).name} — {self.what}\n    {self.todo}"
+        named = shown(Path(self.path)) if whole_path else Path(self.path).name
+        return f"{kind}: {named} — {self.what}\n    {self.todo}"
 
 
 def advice(what: str) -> str:
@@ -78,7 +83,9 @@ def problem_lines(status: IndexStatus) -> list[str]:
     warned = len(problems) - errors
     counts = [f"{errors} file(s) not indexed"] if errors else []
     counts += [f"{warned} file(s) indexed with a problem"] if warned else []
-    lines = ["", " · ".join(counts)] + [p.line() for p in problems[:LISTED]]
+    listed = problems[:LISTED]
+    names = Counter(Path(p.path).name for p in listed)
+    lines = ["", " · ".join(counts)] + [p.line(names[Path(p.path).name] > 1) for p in listed]
     if len(problems) > LISTED:
         lines.append(f"… and {len(problems) - LISTED} more (memex status lists every one)")
     return lines

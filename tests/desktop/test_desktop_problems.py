@@ -57,3 +57,23 @@ def test_the_reindex_notice_counts_problems_without_calling_them_unread() -> Non
     stats = IndexStats(files=3, chunks=4, errors=(("/n/trip.md", "line 1: front matter …"),))
     text = reindex_summary(stats)
     assert "1 file(s) with a problem (Status… says which)" in text and "could not" not in text
+
+
+def test_files_of_one_name_are_told_apart_by_their_whole_paths() -> None:
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from desktop.problems import problem_lines
+
+    home = Path.home()
+    status: Any = SimpleNamespace(
+        errors=(
+            (str(home / "Work" / "notes.md"), "line 1: front matter is not YAML"),
+            (str(home / "Private" / "notes.md"), "not JSON: a value is missing (line 3)"),
+            ("/media/usb/report.pdf", "encrypted PDF: it needs a password to be read"),
+        ),
+        indexed_with_errors=frozenset(),
+    )
+    text = "\n".join(problem_lines(status))
+    assert "Not indexed: ~/Work/notes.md — " in text and "Not indexed: ~/Private/notes.md" in text
+    assert "Not indexed: report.pdf — encrypted PDF" in text  # its name alone is enough
