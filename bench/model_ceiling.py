@@ -45,11 +45,9 @@ from engine.settings.table import SETTINGS_BY_NAME
 
 CORES = os.cpu_count() or 1
 # The local embedder's own configuration (LocalEmbedder.configuration): the batch_size
-# setting's default, one run and one session per core. Its short texts' larger batches
+# setting's default, one run per core, one shared session. Its short texts' larger batches
 # (TOKENS_PER_BATCH) are the indexer's own and show in its row only.
-BASELINE = ModelConfig(
-    batch=int(SETTINGS_BY_NAME["embedder.batch_size"].default), runs=CORES, sessions=CORES
-)
+BASELINE = ModelConfig(batch=int(SETTINGS_BY_NAME["embedder.batch_size"].default), runs=CORES)
 BATCHES = (1, 2, 4, 8, 16, 32, 64)
 Axis = Callable[[ModelConfig], list[ModelConfig]]
 # Each axis: the configurations it tries around a base, and the fields its winner passes on.

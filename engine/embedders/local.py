@@ -76,7 +76,6 @@ class LocalEmbedder:
         self._runs = runs or os.cpu_count() or 1
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
-        self._own = threading.local()  # a pool thread's own session
 
     def _load(self) -> tuple[Any, Any, set[str]]:
         """The tokenizer, the session and its input names, made on first use."""
@@ -124,12 +123,12 @@ class LocalEmbedder:
     def configuration(self) -> dict[str, object]:
         """How texts go through the model (bench/model_ceiling.py reports it)."""
         return {"batch": self._batch_size, "sorted": True, "intra": 1, "runs": self._runs,
-                "sessions": self._runs, "graph": "basic", "parallel": False}  # fmt: skip
+                "sessions": 1, "graph": "basic", "parallel": False}  # fmt: skip
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed in length-sorted batches so padding stays small; order is preserved.
-        Several batches run side by side on the pool's threads, each with a session of its
-        own, and each thread takes the next batch as soon as it is free."""
+        Several batches run side by side on the pool's threads (one shared session: its
+        `run` is thread-safe), each thread taking the next batch as soon as it is free."""
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
@@ -168,15 +167,8 @@ class LocalEmbedder:
     def _runner(self) -> ThreadPoolExecutor:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(
-                    self._runs, thread_name_prefix="memex-embed", initializer=self._own_session
-                )
+                self._pool = ThreadPoolExecutor(self._runs, thread_name_prefix="memex-embed")
             return self._pool
-
-    def _own_session(self) -> None:
-        """A pool thread's session of its own (bench.model_ceiling: a session per thread
-        ran 2–7 % faster than one shared), made as the thread starts."""
-        self._own.session = self._new_session()
 
     def close(self) -> None:
         """Stop the threads that run batches side by side (made again if it embeds later).
@@ -191,8 +183,8 @@ class LocalEmbedder:
         return vector
 
     def _run(self, encodings: list) -> Vectors:  # type: ignore[type-arg]
-        _, shared, inputs = self._load()
-        return run_batch(getattr(self._own, "session", shared), inputs, encodings)
+        _, session, inputs = self._load()
+        return run_batch(session, inputs, encodings)
 
 
 def run_batch(session: Any, inputs: set[str], encodings: list) -> Vectors:  # type: ignore[type-arg]
