@@ -130,6 +130,15 @@ def test_postings_of_another_keyword_side_or_a_damaged_file_are_read_anew(
     damaged = KeywordIndex(small.db_path)
     assert damaged.refresh() and (damaged.loads, damaged.mapped) == (1, 0)
     check_all(damaged, small)
+    found = mapped.read(saved)
+    assert found is not None
+    fields, arrays = found
+    short = {**arrays, "segment_freqs": arrays["segment_freqs"][:-1]}  # sizes that disagree
+    assert mapped.write(saved, fields, short)
+    uneven = KeywordIndex(small.db_path)
+    assert uneven.refresh() and (uneven.loads, uneven.mapped) == (1, 0)
+    check_all(uneven, small)
+    uneven.close()
     off = KeywordIndex(small.db_path, keep_file=False)
     saved.unlink()
     assert off.refresh() and off.loads == 1 and not saved.exists()

@@ -311,7 +311,7 @@ class KeywordIndex(Mirrored):
             ids = mapped.Strings(arrays["ids"], arrays["id_offsets"]).all()
         except (KeyError, UnicodeDecodeError):
             return None
-        if len(ids) != rows.seqs.shape[0]:
+        if not _consistent(rows, segment, len(terms), len(ids)):
             return None
         self._rows, self._vocabulary, self._segments = rows, Vocabulary(terms), [segment]
         return rows.seqs, ids
@@ -439,6 +439,22 @@ class KeywordIndex(Mirrored):
             return named
 
         return self._people.get(people_key(people), naming)
+
+
+def _consistent(rows: _Rows, segment: Segment, terms: int, ids: int) -> bool:
+    """Whether a postings' file's arrays fit together (their sizes, not every value: a file
+    only Memex writes, whole, is checked for being whole and of this layout)."""
+    count = rows.seqs.shape[0]
+    columns = (rows.types, rows.days, rows.lengths)
+    postings = segment.rows.shape[0]
+    return (
+        ids == count
+        and all(c.shape == (count,) for c in columns)
+        and segment.offsets.shape == (segment.terms.shape[0] + 1,)
+        and segment.freqs.shape == (postings,)
+        and int(segment.offsets[-1]) == postings
+        and segment.terms.shape[0] <= terms
+    )
 
 
 def keyword_side(conn: apsw.Connection) -> str | None:

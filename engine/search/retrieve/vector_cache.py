@@ -264,7 +264,10 @@ class VectorCache(Mirrored):
             ids = mapped.Strings(arrays["ids"], arrays["id_offsets"]).all()
         except (KeyError, UnicodeDecodeError):
             return None
-        if matrix.ndim != 2 or len(ids) != chunk_seqs.shape[0] or seqs.shape[0] != matrix.shape[0]:
+        parts = matrix.shape[0] if matrix.ndim == 2 else -1
+        if len(ids) != chunk_seqs.shape[0] or not seqs.shape == types.shape == days.shape == (
+            parts,
+        ):
             return None
         self._reset()
         self.matrix, self.seqs, self.types, self.days = matrix, seqs, types, days
