@@ -154,7 +154,8 @@ SETTINGS: tuple[Setting, ...] = (
         "embedder.batch_size",
         int,
         4,
-        "Texts per model run (local, sentence-transformers). On the local int8 model, 4–8 "
+        "Texts per model run (local, sentence-transformers); the local model puts short "
+        "texts in larger batches, up to 256 tokens and 16 texts. On the local int8 model 4–8 "
         'run within the noise of each other and 4 is kept (docs/benchmarks.md, "The local '
         "model at this CPU's limit\"); raise it for a GPU.",
         low=1,
