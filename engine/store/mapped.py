@@ -73,6 +73,15 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, npt.NDArra
     return True
 
 
+def read_if(path: Path | None, wanted: Mapping[str, Any]) -> tuple[Header, Arrays] | None:
+    """As `read`, for a file whose header holds every field of `wanted` with that value
+    (its key, its layout); None for no path, no such file, or one written otherwise."""
+    found = None if path is None else read(path)
+    if found is None or any(k not in found[0] or found[0][k] != v for k, v in wanted.items()):
+        return None
+    return found
+
+
 def _remove_stale(path: Path) -> None:
     """Remove the temporary files of `path` that a process killed while writing left."""
     try:

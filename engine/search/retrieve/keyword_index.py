@@ -276,29 +276,23 @@ class KeywordIndex(Mirrored):
             "ids": ids,
             "id_offsets": id_offsets,
         }
-        if not mapped.write(self.saved_path, self._fields(key, rows.type_codes), arrays):
+        fields = {**self._match(key), "type_codes": rows.type_codes}
+        if not mapped.write(self.saved_path, fields, arrays):
             return None
         return self.saved(key)
 
-    def _fields(self, key: str | None, type_codes: dict[str, int]) -> dict[str, object]:
-        """The postings' file's header: what it must match to be taken up, the type codes."""
-        return {
-            "format": SAVED_FORMAT,
-            "key": key,
-            "tokenizer": [TOKENIZER[0], *TOKENIZER[1]],
-            "type_codes": type_codes,
-        }
+    def _match(self, key: str | None) -> dict[str, object]:
+        """What the postings' file must have been written under to be taken up."""
+        return {"format": SAVED_FORMAT, "key": key, "tokenizer": [TOKENIZER[0], *TOKENIZER[1]]}
 
     def saved(self, key: str | None) -> Pairs | None:
         """The postings taken up from their file if it was written under `key` (the
         mirror's `Follower`); the chunks it holds."""
-        found = None if self.saved_path is None else mapped.read(self.saved_path)
-        if found is None:
+        found = mapped.read_if(self.saved_path, self._match(key))
+        type_codes = None if found is None else found[0].get("type_codes")
+        if found is None or not isinstance(type_codes, dict):
             return None
-        fields, arrays = found
-        type_codes = fields.get("type_codes")
-        if not isinstance(type_codes, dict) or fields != self._fields(key, type_codes):
-            return None
+        arrays = found[1]
         try:
             rows = _Rows.of_arrays(arrays, type_codes)
             terms = mapped.Strings(arrays["terms"], arrays["term_offsets"])

@@ -237,27 +237,26 @@ class VectorCache(Mirrored):
             "id_offsets": id_offsets,
         }
         key = active_embedder(self.conn)
-        if not mapped.write(self.saved_path, self._fields(key, self.type_codes), arrays):
+        fields = {**self._match(key), "type_codes": self.type_codes}
+        if not mapped.write(self.saved_path, fields, arrays):
             return None
         codes = self._codes
         found = self.saved(key)
         self._codes = codes  # the same rows: the quantized copy stays valid
         return found
 
-    def _fields(self, key: str | None, type_codes: dict[str, int]) -> dict[str, object]:
-        """The matrix's file's header: what it must match to be taken up, the type codes."""
-        return {"format": SAVED_FORMAT, "key": key, "type_codes": type_codes}
+    def _match(self, key: str | None) -> dict[str, object]:
+        """What the matrix's file must have been written under to be taken up."""
+        return {"format": SAVED_FORMAT, "key": key}
 
     def saved(self, key: str | None) -> Pairs | None:
         """The matrix taken up from its file if it was written under `key` (the mirror's
         `Follower`); the chunks it holds."""
-        found = None if self.saved_path is None else mapped.read(self.saved_path)
-        if found is None:
+        found = mapped.read_if(self.saved_path, self._match(key))
+        type_codes = None if found is None else found[0].get("type_codes")
+        if found is None or not isinstance(type_codes, dict):
             return None
-        fields, arrays = found
-        type_codes = fields.get("type_codes")
-        if not isinstance(type_codes, dict) or fields != self._fields(key, type_codes):
-            return None
+        arrays = found[1]
         try:
             matrix, seqs = arrays["matrix"], arrays["seqs"]
             types, days, chunk_seqs = arrays["types"], arrays["days"], arrays["chunk_seqs"]
