@@ -83,7 +83,11 @@ def test_whole_searches_rank_as_the_one_shot_path(demo_index: Settings) -> None:
 
 @pytest.fixture
 def small(settings_factory: Callable[..., Settings]) -> Settings:
-    settings = settings_factory(embedder__name="hashing")
+    return notes_layer(settings_factory(embedder__name="hashing"))
+
+
+def notes_layer(settings: Settings, aside: str = "scheduler aside") -> Settings:
+    """A Slack channel of 12 messages and 40 notes, each ending with `aside`, indexed."""
     root = settings.roots[0]
     (root / "data" / "slack").mkdir(parents=True)
     (root / "data" / "slack" / "eng.jsonl").write_text(
@@ -93,7 +97,7 @@ def small(settings_factory: Callable[..., Settings]) -> Settings:
     notes.mkdir()
     for name in ("garden", "kitchen", "bikes", "ferry", "taxes", "books", "music", "trips"):
         for year in range(2020, 2025):  # 40 notes: a few changes stay below a quarter
-            text = f"# {name.title()} {year}\nNotes on {name} in {year}, scheduler aside.\n"
+            text = f"# {name.title()} {year}\nNotes on {name} in {year}, {aside}.\n"
             (notes / f"{name}-{year}.md").write_text(text)
     reindex(settings=settings)
     return settings

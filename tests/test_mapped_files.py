@@ -20,26 +20,13 @@ from engine.search.retrieve.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db, mapped
 from engine.store.sql import meta as meta_sql
-from tests import test_vector_cache
-from tests.test_keyword_index import check_all
+from tests.test_keyword_index import check_all, notes_layer
 
 
 @pytest.fixture
 def small(settings_factory: Callable[..., Settings]) -> Settings:
-    settings = settings_factory(embedder__name="hashing")
-    root = settings.roots[0]
-    (root / "data" / "slack").mkdir(parents=True)
-    (root / "data" / "slack" / "eng.jsonl").write_text(
-        test_vector_cache.slack("eng", [f"the scheduler run {i} finished" for i in range(12)])
-    )
-    notes = root / "notes"
-    notes.mkdir()
-    for name in ("garden", "kitchen", "bikes", "ferry", "taxes", "books", "music", "trips"):
-        for year in range(2020, 2025):  # 40 notes: one change stays below a twentieth
-            text = f"# {name.title()} {year}\nNotes on {name} in {year}, Renée's scheduler.\n"
-            (notes / f"{name}-{year}.md").write_text(text)
-    reindex(settings=settings)
-    return settings
+    # 40 notes: one change stays below a twentieth; a name with an accent in every note
+    return notes_layer(settings_factory(embedder__name="hashing"), "Renée's scheduler")
 
 
 def beside(settings: Settings, suffix: str) -> Path:

@@ -76,15 +76,22 @@ def test_a_near_empty_filtered_result_offers_the_search_without_it(
     assert window.model.rowCount() > 0
 
 
+def first_hit_that_will_not_open(qtbot: Any, memex: MemexApp, opener: RecordingOpener) -> Any:
+    """The first hit of a search, with an opener that fails every open."""
+    opener.open = lambda path, line: False  # type: ignore[method-assign]
+    type_query(qtbot, memex, "standup")
+    wait_for(qtbot, lambda: memex.window.current() is not None)
+    hit = memex.window.current()
+    assert hit is not None
+    return hit
+
+
 def test_a_failed_open_says_so_with_the_path(
     qtbot: Any, memex: MemexApp, opener: RecordingOpener
 ) -> None:
-    opener.open = lambda path, line: False  # type: ignore[method-assign]
     window = memex.window
-    type_query(qtbot, memex, "standup")
-    wait_for(qtbot, lambda: window.current() is not None)
-    result = window.current()
-    assert result is not None and not window.open_current()
+    result = first_hit_that_will_not_open(qtbot, memex, opener)
+    assert not window.open_current()
     assert window.isVisible() and window.banner.isVisible()
     assert window.banner.text() == f"Memex could not open {result.source_file}."
 
@@ -92,12 +99,8 @@ def test_a_failed_open_says_so_with_the_path(
 def test_a_failed_open_names_an_archives_member_in_words(
     qtbot: Any, memex: MemexApp, opener: RecordingOpener
 ) -> None:
-    opener.open = lambda path, line: False  # type: ignore[method-assign]
     window = memex.window
-    type_query(qtbot, memex, "standup")
-    wait_for(qtbot, lambda: window.current() is not None)
-    hit = window.current()
-    assert hit is not None
+    hit = first_hit_that_will_not_open(qtbot, memex, opener)
     inside = replace(hit, source_file="/home/lena/Downloads/Skye Easter trip.zip!/_chat.txt")
     window.model.set_results([inside])
     window.list.setCurrentIndex(window.model.index(0))
