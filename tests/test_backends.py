@@ -1,10 +1,11 @@
-"""One contract per side, run against both of its backends (engine/search/retrieve/backends.py).
+"""One contract per side, run against each of its backends (engine/search/retrieve/backends.py).
 
 Keyword: FTS5 over SQL and the in-memory postings (engine/search/retrieve/keyword_index.py) must
-both return FTS5's own BM25 query row for row. Vector: vec0 and the in-memory matrix
-(engine/search/retrieve/vector_cache.py) must both return the chunks nearest by their best part,
-as an exact scan of the stored part vectors finds them. Both kinds must see a commit made
-after they were opened.
+both return FTS5's own BM25 query row for row. Vector: vec0, the in-memory matrix
+(engine/search/retrieve/vector_cache.py) and the one kept beside the index
+(engine/search/retrieve/saved_vectors.py) must all return the chunks nearest by their best part,
+as an exact scan of the stored part vectors finds them. Every backend must see a commit made
+after it was opened.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from engine.search.query.filters import Filters, chunk_filter_sql
 from engine.search.retrieve import keyword_share, part_vectors
 from engine.search.retrieve.backends import Fts5Backend, KeywordBackend, Vec0Backend, VectorBackend
 from engine.search.retrieve.keyword_index import KeywordIndex
+from engine.search.retrieve.saved_vectors import OneShotVectors, SavedVectors
 from engine.search.retrieve.vector_cache import VectorCache
 from engine.settings import Settings
 from engine.store import db
@@ -38,8 +40,21 @@ KEYWORD_BACKENDS: dict[str, Callable[[Settings, apsw.Connection], KeywordBackend
 VECTOR_BACKENDS: dict[str, Callable[[Settings, apsw.Connection], VectorBackend]] = {
     "vec0": lambda settings, conn: Vec0Backend(conn),
     "matrix": lambda settings, conn: VectorCache(settings.db_path, "exact"),
+    "saved": lambda settings, conn: saved_matrix(settings, conn),
 }
 small = test_keyword_index.small  # ~50 chunks on the hashing embedder
+
+
+def saved_matrix(settings: Settings, conn: apsw.Connection) -> OneShotVectors:
+    """A one-shot's vector side after a warm process kept its matrix beside the index: the
+    file while the index holds its state, vec0 after a commit (until a warm process
+    writes the file anew)."""
+    cache = VectorCache(settings.db_path, "exact")
+    cache.refresh()
+    cache.close()
+    backend = OneShotVectors(conn, settings.db_path)
+    assert isinstance(backend.backend(), SavedVectors)
+    return backend
 
 
 def opened(

@@ -56,7 +56,7 @@ class Copy:
     def saved(self, key: str | None) -> Pairs | None:
         return None  # no file kept: every full state is read
 
-    def caught_up(self, pairs: Pairs) -> None:
+    def caught_up(self, pairs: Pairs, changed: bool) -> None:
         raise AssertionError("only a state taken up from a file catches up")
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from engine.people.cards import carded
 from engine.people.curated import curated_signature
-from engine.people.normalise import fold
+from engine.people.normalise import fold, text_tokens
 from engine.records import Person
 from engine.search import Searcher
 from engine.search.query.inputs import safe_query
@@ -64,7 +64,12 @@ def test_only_the_named_people_are_read(demo_index: Settings) -> None:
     assert read_people_named(demo_index, "standup time") == []
 
 
-def test_names_outside_ascii_are_found_folded(tmp_path: Path, settings_factory: Any) -> None:
+@pytest.mark.parametrize("words", [None, text_tokens], ids=["records-scanned", "words-kept"])
+def test_names_outside_ascii_are_found_folded(
+    tmp_path: Path, settings_factory: Any, words: Any
+) -> None:
+    """Found alike through the names' words a run keeps (`people_words`) and, for a
+    directory written without them, by reading every name."""
     settings = settings_factory()
     conn = db.connect(settings.db_path)
     db.migrate(conn)
@@ -72,9 +77,12 @@ def test_names_outside_ascii_are_found_folded(tmp_path: Path, settings_factory: 
         Person(name="Jürgen Weiß", slug="jurgen-weiss", aliases=("Jü",)),
         Person(name="Ola Berg", slug="ola-berg", aliases=('Ola "OB" Berg',)),
         Person(name="Zoë", slug="zoe"),
+        Person(name="Kari Nordmann", slug="ola-berg"),  # a slug seen before: not stored
     ]
-    people_store.write_directory(conn, people)
+    people_store.write_directory(conn, people, words)
     db.set_meta(conn, people_store.SIGNATURE_KEY, curated_signature(settings))  # as a run does
+    kept = conn.execute("SELECT count(*) FROM people_words").fetchone()[0]
+    assert (kept > 0) == (words is not None)
     conn.close()
     slugs = lambda text: [p.slug for p in read_people_named(settings, text)]  # noqa: E731
     assert slugs("jurgen") == ["jurgen-weiss"]
@@ -82,6 +90,25 @@ def test_names_outside_ascii_are_found_folded(tmp_path: Path, settings_factory: 
     assert slugs('"OB"') == ["ola-berg"]  # a mark of a name is a word of it too
     assert slugs("zoe and ola") == ["ola-berg", "zoe"]
     assert slugs("nobody here") == []
+    assert slugs("kari nordmann") == []
+
+
+def test_a_run_keeps_the_names_words_and_a_rewrite_without_them_drops_them(
+    demo_index: Settings, tmp_path: Path
+) -> None:
+    conn = db.connect(demo_index.db_path, readonly=True, create=False)
+    built = db.get_meta(conn, people_store.BUILT_KEY)
+    assert built is not None and db.get_meta(conn, people_store.WORDS_KEY) == built
+    everyone = people_store.read_directory(conn) or []
+    conn.close()
+    copy = db.connect(tmp_path / "copy.db")
+    db.migrate(copy)
+    people_store.write_directory(copy, everyone, text_tokens)
+    assert copy.execute("SELECT count(*) FROM people_words").fetchone()[0] >= len(everyone)
+    people_store.write_directory(copy, everyone[:1])  # written again without its words
+    assert copy.execute("SELECT count(*) FROM people_words").fetchone()[0] == 0
+    assert db.get_meta(copy, people_store.WORDS_KEY) is None
+    copy.close()
 
 
 @pytest.mark.parametrize("query", ["Jonas", "standup"])

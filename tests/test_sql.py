@@ -24,6 +24,7 @@ from engine.search.query.filters import Filters, chunk_filter_sql, vec_filter_sq
 from engine.store import db
 from engine.store.sql import (
     IdentifierError,
+    chunk_state,
     chunks,
     database,
     fts,
@@ -183,6 +184,15 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (people.people_sql, ()),
     (people.people_naming_sql, (2,)),
     (people.people_at_sql, (3,)),
+    (people.words_table_sql, ()),
+    (people.clear_words_sql, ()),
+    (people.person_rowids_sql, ()),
+    (people.insert_word_sql, ()),
+    (people.people_with_words_sql, (2,)),
+    (chunk_state.schema_sql, ()),
+    (chunk_state.has_row_sql, ()),
+    (chunk_state.start_sql, ()),
+    (chunk_state.select_sql, ()),
     (verdicts.create_table_sql, ()),
     (verdicts.exists_sql, ()),
     (verdicts.select_sql, ()),
@@ -211,7 +221,7 @@ def test_builder_modules_are_one_per_table() -> None:
     found = {m.__name__.rsplit(".", 1)[1] for m in builder_modules()}
     assert found == {
         *("chunks", "database", "fts", "meta", "opens", "people", "schema", "state", "vec"),
-        "verdicts",
+        *("verdicts", "chunk_state"),
     }
     for module in builder_modules():
         assert module.__doc__ and "\n" not in module.__doc__.split("\n\n")[0].strip()

@@ -25,6 +25,7 @@ import apsw
 from engine.index.indexer import Indexer
 from engine.people import directory, load_people
 from engine.people.curated import curated_signature, load_me, people_file_errors
+from engine.people.normalise import text_tokens
 from engine.records import Person
 from engine.settings import Settings
 from engine.store import db
@@ -59,7 +60,7 @@ def rebuild(conn: apsw.Connection, settings: Settings, signature: str) -> int:
         mentions = people_store.all_mentions(conn)
         curated, me = load_people(settings), load_me(settings)
         built = directory.build_directory(mentions, curated, settings, me)
-        people_store.write_directory(conn, with_data_titles(conn, built))
+        people_store.write_directory(conn, with_data_titles(conn, built), text_tokens)
         db.set_meta(conn, SIGNATURE_KEY, signature)
         db.set_meta(conn, SECONDS_KEY, repr(time.perf_counter() - started))
     return len(built)

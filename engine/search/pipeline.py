@@ -32,11 +32,12 @@ from engine.search.query.dates import DateRange
 from engine.search.query.filters import Filters
 from engine.search.query.inputs import SearchInputs, search_inputs
 from engine.search.retrieve import keyword_share
-from engine.search.retrieve.backends import Fts5Backend, Vec0Backend
+from engine.search.retrieve.backends import Fts5Backend
 from engine.search.retrieve.compute import Compute
 from engine.search.retrieve.keyword_index import KeywordIndex, searcher_index
 from engine.search.retrieve.query_embedder import QueryEmbedder
 from engine.search.retrieve.rows import chunk_rows
+from engine.search.retrieve.saved_vectors import OneShotVectors
 from engine.search.retrieve.vector_cache import VectorCache, searcher_cache
 from engine.search.retrieve.vector_coverage import VectorCoverage
 from engine.settings import Settings
@@ -69,7 +70,9 @@ class Searcher:
         """`vector_cache`: serve the vector side from an in-memory matrix
         (engine/search/retrieve/vector_cache.py): a `VectorCache` to share (an engine's readers do),
         True for one of its own, False for none, None to follow `search.vector_cache`. A
-        one-shot process passes False: one vec0 scan is cheaper than loading every vector.
+        one-shot process passes False: it scans the matrix a warm process kept beside the
+        index when that still holds the index's state (engine/search/retrieve/saved_vectors.py),
+        else vec0, either cheaper than loading every vector.
         `keyword_index`: the same for the keyword side (engine/search/retrieve/keyword_index.py,
         `search.keyword_index`).
         `embedders` and `people`: what an engine already loaded, shared by its readers;
@@ -133,14 +136,15 @@ class Searcher:
 
     def vector(self, qvec: np.ndarray, k: int, filters: Filters) -> list[tuple[int, float]]:
         """(seq, cosine) of the k chunks whose best part is nearest the query, best first:
-        from the in-memory matrix when this Searcher has one, else from vec0
-        (engine/search/retrieve/backends.py)."""
-        if self.vector_cache is None:
-            return Vec0Backend(self.conn).knn(qvec, k, filters)
+        from the in-memory matrix when this Searcher has one, else from the matrix a warm
+        process kept beside the index when it still holds the index's state, else from
+        vec0 (engine/search/retrieve/backends.py, saved_vectors.py)."""
         table = db.active_vec_table(self.conn)  # in this Searcher's snapshot
         if not table or not db.table_exists(self.conn, table):
             return []
-        return self.vector_cache.knn(qvec, k, filters, self.exact_vectors)
+        if self.vector_cache is not None:
+            return self.vector_cache.knn(qvec, k, filters, self.exact_vectors)
+        return OneShotVectors(self.conn, self.settings.db_path, self.compute).knn(qvec, k, filters)
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector, all chunks), in this Searcher's snapshot."""

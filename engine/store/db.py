@@ -20,6 +20,7 @@ import sqlite_vec
 
 from engine import parts
 from engine.store import damage_marker, owner, people
+from engine.store.sql import chunk_state as chunk_state_sql
 from engine.store.sql import chunks, database, fts, meta, schema, state, vec
 
 SCHEMA_VERSION = 1
@@ -290,6 +291,12 @@ def migrate(conn: apsw.Connection) -> None:
         conn.execute(owner.stamp_sql())  # an index made before the application id
         for _ in conn.execute(schema.schema_sql()):
             pass
+        for _ in conn.execute(chunk_state_sql.schema_sql()):
+            pass
+        if conn.execute(chunk_state_sql.has_row_sql()).fetchone() is None:
+            conn.execute(
+                chunk_state_sql.start_sql()
+            )  # an index made before the stamp: counted once
         if ("depends",) not in conn.execute(state.columns_sql()).fetchall():
             conn.execute(state.add_depends_sql())  # an index made before siblings were read
         people.ensure_tables(conn)  # an index made before mentions: its files read again
@@ -300,6 +307,25 @@ def migrate(conn: apsw.Connection) -> None:
             raise IndexError_(
                 f"the index was written by a newer Memex (schema {version} > {SCHEMA_VERSION})"
             )
+
+
+@dataclass(frozen=True)
+class ChunkState:
+    """The writer's stamp of the chunks' state (engine/store/sql/chunk_state.py)."""
+
+    origin: int  # drawn when the index was made: another index never shares it
+    stamp: int  # moves with every change of a chunk's id, type, date or vector
+    count: int  # how many chunks
+
+
+def chunk_state(conn: apsw.Connection) -> ChunkState | None:
+    """The chunks' state in the caller's snapshot; None for an index a writer of this
+    version has not opened yet (it has no such row)."""
+    try:
+        row = conn.execute(chunk_state_sql.select_sql()).fetchone()
+    except apsw.SQLError:  # no such table
+        return None
+    return None if row is None else ChunkState(int(row[0]), int(row[1]), int(row[2]))
 
 
 def has_schema(conn: apsw.Connection) -> bool:

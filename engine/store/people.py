@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 import apsw
@@ -22,6 +22,7 @@ from engine.store.sql import schema as schema_sql
 
 STALE_KEY = "people_stale"  # meta: some file's mentions changed since the last build
 BUILT_KEY = "people_built"  # meta: when the directory was last written
+WORDS_KEY = "people_words_built"  # meta: the build whose names' words people_words holds
 SIGNATURE_KEY = "people_file_signature"  # meta: the people files as the last build saw them
 
 Row = tuple[Any, ...]
@@ -32,6 +33,7 @@ def ensure_tables(conn: apsw.Connection) -> bool:
     `migrate`, inside its transaction: an index that already holds files gets them marked
     for reading again, so its next run fills the mentions in."""
     if _exists(conn, "mentions"):
+        conn.execute(people_sql.words_table_sql())  # an index made before the names' words
         return False
     for statement in people_sql.create_tables_sql():
         conn.execute(statement)
@@ -117,17 +119,46 @@ def _meta(conn: apsw.Connection, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def write_directory(conn: apsw.Connection, people: Sequence[Person]) -> None:
+def write_directory(
+    conn: apsw.Connection,
+    people: Sequence[Person],
+    words: Callable[[str], Iterable[str]] | None = None,
+) -> None:
     """Replace the whole directory with `people` (a slug seen twice keeps the first) and
-    clear the stale mark."""
+    clear the stale mark. With `words` (how a reader folds a name into words:
+    engine/people/normalise.py `text_tokens`), each person's names' words are kept too,
+    so that `read_directory_naming` looks them up rather than scanning every record."""
+    built = repr(time.time())
     with conn:
         conn.execute(people_sql.clear_people_sql())
         conn.executemany(
             people_sql.insert_person_sql(),
             [(p.slug, p.name, json.dumps(p.as_dict(), ensure_ascii=False)) for p in people],
         )
-        conn.execute(meta_sql.upsert_sql(), (BUILT_KEY, repr(time.time())))
+        conn.execute(people_sql.clear_words_sql())
+        conn.execute(meta_sql.delete_sql(), (WORDS_KEY,))
+        if words is not None:
+            rowids = {
+                str(slug): int(rowid)
+                for rowid, slug in conn.execute(people_sql.person_rowids_sql())
+            }
+            conn.executemany(people_sql.insert_word_sql(), _word_rows(people, rowids, words))
+            conn.execute(meta_sql.upsert_sql(), (WORDS_KEY, built))
+        conn.execute(meta_sql.upsert_sql(), (BUILT_KEY, built))
         conn.execute(meta_sql.delete_sql(), (STALE_KEY,))
+
+
+def _word_rows(
+    people: Sequence[Person], rowids: dict[str, int], words: Callable[[str], Iterable[str]]
+) -> Iterator[tuple[str, int]]:
+    """(word, rowid) of each word of each stored person's names (the first of a slug)."""
+    seen: set[str] = set()
+    for person in people:
+        if person.slug in seen or person.slug not in rowids:
+            continue
+        seen.add(person.slug)
+        for word in {w for name in person.names for w in words(name)}:
+            yield word, rowids[person.slug]
 
 
 def built_at(conn: apsw.Connection) -> float | None:
@@ -155,9 +186,13 @@ def read_directory_naming(
     order; only their records are read. None when there is no directory (as there)."""
     if not _exists(conn, "people") or _meta(conn, BUILT_KEY) is None:
         return None
-    held = set(words)
-    rows = conn.execute(people_sql.people_naming_sql(len(words)), list(words))
-    found = [int(r[0]) for r in rows if names_hold([str(r[1]), *json.loads(r[2])], held)]
+    if words and _meta(conn, WORDS_KEY) == _meta(conn, BUILT_KEY):
+        rows = conn.execute(people_sql.people_with_words_sql(len(words)), list(words))
+        found = [int(r[0]) for r in rows]
+    else:  # a directory written without its words: every name read and told apart here
+        held = set(words)
+        rows = conn.execute(people_sql.people_naming_sql(len(words)), list(words))
+        found = [int(r[0]) for r in rows if names_hold([str(r[1]), *json.loads(r[2])], held)]
     if not found:
         return []
     records = conn.execute(people_sql.people_at_sql(len(found)), found)

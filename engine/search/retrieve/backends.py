@@ -1,12 +1,14 @@
 """The two retrievers' backends: what the pipeline asks of each side, and the SQL ones.
 
-Each side has two backends with the same answers (tests/test_backends.py runs one contract
-suite against both of each kind):
+Each side's backends give the same answers (tests/test_backends.py runs one contract suite
+against each):
 
 - keyword: FTS5's BM25 over SQL (`Fts5Backend`, the one-shot path) or the FTS index's
   postings in memory (engine/search/retrieve/keyword_index.py `KeywordIndex`, the warm one);
-- vector: sqlite-vec's vec0 KNN (`Vec0Backend`, the one-shot path) or the in-memory matrix
-  (engine/search/retrieve/vector_cache.py `VectorCache`, the warm one).
+- vector: sqlite-vec's vec0 KNN (`Vec0Backend`, the one-shot path), the in-memory matrix
+  (engine/search/retrieve/vector_cache.py `VectorCache`, the warm one) or the matrix a warm
+  process kept beside the index, while the index holds its state
+  (engine/search/retrieve/saved_vectors.py `SavedVectors`, the one-shot path then).
 
 The in-memory backends follow the index on their own connection (engine/search/retrieve/mirror.py);
 the SQL ones read the caller's, inside the caller's snapshot.

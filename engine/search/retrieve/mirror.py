@@ -77,9 +77,9 @@ class Follower(Protocol):
         chunks it holds, or None (no file, another key: the caller reads everything)."""
         ...
 
-    def caught_up(self, pairs: Pairs) -> None:
-        """Called once a copy taken up from its file has applied the changes since; `pairs`:
-        the chunks it now holds."""
+    def caught_up(self, pairs: Pairs, changed: bool) -> None:
+        """Called once a copy taken up from its file has applied the changes since (none
+        when not `changed`); `pairs`: the chunks it now holds."""
         ...
 
 
@@ -142,7 +142,7 @@ class Mirrored:
         """No file kept: everything is read from the index."""
         return None
 
-    def caught_up(self, pairs: Pairs) -> None:
+    def caught_up(self, pairs: Pairs, changed: bool) -> None:
         """Nothing to do once caught up."""
 
     @property
@@ -271,8 +271,9 @@ class IndexMirror:
         self.mapped += 1
         share = SAVED_SHARE if self._share is None else min(SAVED_SHARE, self._share)
         reads = self.loads
-        if self._apply_changes(conn, copy, share) and self.loads == reads:
-            copy.caught_up((self._seqs, self._ids))  # changed since the file, not read anew
+        changed = self._apply_changes(conn, copy, share)
+        if self.loads == reads:  # not read anew: the file's state, caught up
+            copy.caught_up((self._seqs, self._ids), changed)
         return True
 
     def _read(self, copy: Follower, key: str | None) -> bool:

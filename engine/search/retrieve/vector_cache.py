@@ -116,6 +116,7 @@ class VectorCache(Mirrored):
         self._people: Memo[tuple[str, ...], SeqArray] = self.mirror.memo(PEOPLE_MEMO)
         self._selections: Memo[Filters, Selection] = self.mirror.memo(SELECTION_MEMO)
         self._layout: Layout | None = None  # where each chunk's rows lie
+        self._file_stamp: dict[str, object] = {}  # the stamp of the file taken up
 
     @classmethod
     def of(cls, settings: Settings, compute: Compute | None = None) -> VectorCache:
@@ -217,9 +218,13 @@ class VectorCache(Mirrored):
         pairs = pairs_of([(r[0], r[1]) for r in listed])
         return self._keep(pairs) or pairs
 
-    def caught_up(self, pairs: Pairs) -> None:
-        """The matrix taken up from its file changed since: written anew, mapped again."""
-        self._keep(pairs)
+    def caught_up(self, pairs: Pairs, changed: bool) -> None:
+        """The matrix taken up from its file changed since, or the file does not carry the
+        writer's stamp of the state it holds (its index was rebuilt with the same chunks,
+        or stamped after the file was written): written anew, mapped again. A one-shot
+        search trusts the file only by that stamp (engine/search/retrieve/saved_vectors.py)."""
+        if changed or self._file_stamp != stamp_fields(self.conn):
+            self._keep(pairs)
 
     def _keep(self, pairs: Pairs) -> Pairs | None:
         """Write the matrix and its columns into their file and map them from there (the
@@ -237,7 +242,7 @@ class VectorCache(Mirrored):
             "id_offsets": id_offsets,
         }
         key = active_embedder(self.conn)
-        fields = {**self._match(key), "type_codes": self.type_codes}
+        fields = {**self._match(key), "type_codes": self.type_codes, **stamp_fields(self.conn)}
         if not mapped.write(self.saved_path, fields, arrays):
             return None
         codes = self._codes
@@ -271,6 +276,7 @@ class VectorCache(Mirrored):
         self._reset()
         self.matrix, self.seqs, self.types, self.days = matrix, seqs, types, days
         self.type_codes = dict(type_codes)
+        self._file_stamp = {k: found[0][k] for k in ("origin", "stamp") if k in found[0]}
         return chunk_seqs, ids
 
     def _columns(
@@ -368,6 +374,14 @@ class VectorCache(Mirrored):
         elif self._codes is None:
             self._codes = build_codes(scan, self.matrix)
         return self._codes
+
+
+def stamp_fields(conn: apsw.Connection) -> dict[str, int]:
+    """The writer's stamp of the chunks' state in this snapshot (the one the matrix was read
+    in), which a one-shot search checks before it trusts the file
+    (engine/search/retrieve/saved_vectors.py); none for an index without one."""
+    state = db.chunk_state(conn)
+    return {} if state is None else {"origin": state.origin, "stamp": state.stamp}
 
 
 def active_embedder(conn: apsw.Connection) -> str | None:

@@ -3,13 +3,15 @@
 Indexing is keyword first (engine/index/embedding.py): until the vector phase is done, a
 vector or hybrid search sees only the chunks embedded so far, and says so. The counts are
 read again only when the index changed (`PRAGMA data_version`), so a search pays them once
-per commit of the writer, not per keystroke.
+per commit of the writer, not per keystroke; the chunks' count is the one the writer keeps
+(engine/store/sql/chunk_state.py), the unembedded ones a count over their partial index.
 """
 
 from __future__ import annotations
 
 import apsw
 
+from engine.store import db
 from engine.store.sql import chunks as chunks_sql
 from engine.store.sql import database
 
@@ -26,7 +28,12 @@ class VectorCoverage:
         """(chunks with a vector, all chunks), read inside the caller's snapshot."""
         version = int(self.conn.execute(database.data_version_sql()).fetchone()[0])
         if version != self._version:
-            total = int(self.conn.execute(chunks_sql.count_sql()).fetchone()[0])
+            state = db.chunk_state(self.conn)  # the writer's count: no scan of the chunks
+            total = (
+                int(self.conn.execute(chunks_sql.count_sql()).fetchone()[0])
+                if state is None
+                else state.count
+            )
             missing = int(self.conn.execute(chunks_sql.count_unembedded_sql()).fetchone()[0])
             self._version, self._counts = version, (total - missing, total)
         return self._counts

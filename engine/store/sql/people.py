@@ -20,7 +20,21 @@ def create_tables_sql() -> list[str]:
         "CREATE INDEX IF NOT EXISTS mentions_file ON mentions(source_file)",
         "CREATE TABLE IF NOT EXISTS people("
         "slug TEXT PRIMARY KEY, name TEXT NOT NULL, record TEXT NOT NULL)",
+        WORDS_TABLE,
     ]
+
+
+# Each word (or mark) of each person's names and aliases, as the reader folds them: who a
+# search's words can name, found through this table's key instead of a scan of the records.
+WORDS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS people_words(word TEXT NOT NULL, person INTEGER NOT NULL, "
+    "PRIMARY KEY (word, person)) WITHOUT ROWID"
+)
+
+
+def words_table_sql() -> str:
+    """The names' words table alone (an index made before it), made if missing."""
+    return WORDS_TABLE
 
 
 def mark_files_for_mentions_sql() -> str:
@@ -65,6 +79,28 @@ def delete_orphan_mentions_sql() -> str:
 def clear_people_sql() -> str:
     """Empty the directory (it is always written whole)."""
     return "DELETE FROM people"
+
+
+def clear_words_sql() -> str:
+    """Empty the names' words (written whole with the directory)."""
+    return "DELETE FROM people_words"
+
+
+def person_rowids_sql() -> str:
+    """(rowid, slug) of every person of the directory."""
+    return "SELECT rowid, slug FROM people"
+
+
+def insert_word_sql() -> str:
+    """One word of one person's names (bound: word, the person's rowid)."""
+    return "INSERT OR IGNORE INTO people_words(word, person) VALUES (?, ?)"
+
+
+def people_with_words_sql(words: int) -> str:
+    """The rowids of the people whose names hold one of `words` words (bound: each word,
+    folded as the directory's words were), in the directory's order."""
+    marks = ", ".join(["?"] * words)
+    return f"SELECT DISTINCT person FROM people_words WHERE word IN ({marks}) ORDER BY person"
 
 
 def insert_person_sql() -> str:
