@@ -78,6 +78,24 @@ print([r[0] for r in conn.execute(sql, (match,))], float(vector.sum()))
 """
 
 
+# The one-shot's vector side once a warm process kept its matrix: "SavedVectors", or
+# "Vec0Backend" when the file does not hold the index's state.
+KEEP_MATRIX = """
+import sys
+from pathlib import Path
+from engine.search.retrieve.saved_vectors import OneShotVectors
+from engine.search.retrieve.vector_cache import VectorCache
+from engine.store import db
+cache = VectorCache(sys.argv[1], "exact")
+cache.refresh()
+cache.close()
+conn = db.connect(sys.argv[1], readonly=True, create=False)
+print(type(OneShotVectors(conn, Path(sys.argv[1])).backend()).__name__)
+"""
+# The generated beds' layout: a bed built under another one is built again.
+BED = "stamp-words"
+
+
 def child_env() -> dict[str, str]:
     """Private XDG folders, bytecode cached in WORK, the one-shot path (no warm process)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMEX_", "PYTHONDONT"))}
@@ -119,13 +137,34 @@ def hashing_index(chunks: int, env: dict[str, str]) -> tuple[list[str], str]:
     target = WORK / f"hashing-{chunks}"
     (target / "config.toml").parent.mkdir(parents=True, exist_ok=True)
     (target / "config.toml").write_text('[embedder]\nname = "hashing"\n')
-    if not (target / "built").exists():
+    if not _built(target):
         shutil.rmtree(target / "layer", ignore_errors=True)
         perf_data.LayerWriter(target / "layer", chunks).write()
         args = [sys.executable, "-c", MAIN, "reindex", *index_args(target / "layer", target)]
         subprocess.run(args, check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL)
-        (target / "built").write_text(time.strftime("%Y-%m-%d %H:%M"))
+        (target / "built").write_text(f"{BED} {time.strftime('%Y-%m-%d %H:%M')}")
     return index_args(target / "layer", target), "hashing"
+
+
+def _built(target: Path) -> bool:
+    """Whether the bed at `target` was built, under this layout of the index."""
+    marker = target / "built"
+    return marker.exists() and marker.read_text().split(" ")[0] == BED
+
+
+def keep_matrix(db: Path, env: dict[str, str]) -> str:
+    """What a warm process leaves beside the index: its matrix read in full and kept in
+    `memex.db.vectors` (engine/search/retrieve/vector_cache.py); which vector side a
+    one-shot search then takes (engine/search/retrieve/saved_vectors.py)."""
+    done = subprocess.run(
+        [sys.executable, "-c", KEEP_MATRIX, str(db)],
+        check=True,
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip().splitlines()[-1]
 
 
 def index_args(root: Path, target: Path) -> list[str]:
@@ -136,29 +175,40 @@ def index_args(root: Path, target: Path) -> list[str]:
 def commands(args: list[str], embedder: str, before: Path | None) -> dict[str, list[str]]:
     tokenizer = str(REPO / "engine" / "embedders" / "minilm" / "tokenizer.json")
     floor = [sys.executable, "-c", FLOOR, args[3], QUERY, embedder, tokenizer]
-    kinds = {"memex": [sys.executable, "-c", MAIN, *args, "--search", QUERY]}
+    search = [sys.executable, "-c", MAIN, *args, "--search", QUERY]
+    kinds = {"memex": search, "memex_vec0": search}
     if before is not None:
-        kinds["memex_before"] = kinds["memex"]
+        kinds["memex_before"] = search
     return {**kinds, "floor": floor, "python": [sys.executable, "-c", "pass"]}
 
 
-def run_once(command: list[str], env: dict[str, str], cwd: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
+def run_once(command: list[str], env: dict[str, str], cwd: Path, aside: Path | None) -> float:
+    """One child's wall clock; with `aside`, that file is moved away while it runs (the
+    kept matrix: the one-shot then scans vec0, as with no warm process ever run)."""
+    moved = None if aside is None or not aside.exists() else aside.with_name(aside.name + ".aside")
+    if moved is not None and aside is not None:
+        aside.rename(moved)
+    try:
+        started = time.perf_counter()
+        subprocess.run(command, check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - started
+    finally:
+        if moved is not None and aside is not None:
+            moved.rename(aside)
 
 
 def timed(
-    kinds: dict[str, list[str]], env: dict[str, str], runs: int, before: Path | None
+    kinds: dict[str, list[str]], env: dict[str, str], runs: int, before: Path | None, db: Path
 ) -> dict[str, Any]:
     """Each kind `runs` times, taking turns, after one untimed run each (bytecode, cache)."""
     cwd = {kind: before if kind == "memex_before" and before else REPO for kind in kinds}
+    aside = {kind: Path(str(db) + ".vectors") if kind == "memex_vec0" else None for kind in kinds}
     walls: dict[str, list[float]] = {kind: [] for kind in kinds}
     for kind, command in kinds.items():
-        run_once(command, env, cwd[kind])
+        run_once(command, env, cwd[kind], aside[kind])
     for _ in range(runs):
         for kind, command in kinds.items():
-            walls[kind].append(run_once(command, env, cwd[kind]))
+            walls[kind].append(run_once(command, env, cwd[kind], aside[kind]))
     return {
         kind: {
             "median_s": round(statistics.median(w), 4),
@@ -182,8 +232,10 @@ def measure(
     name: str, index: tuple[list[str], str], env: dict[str, str], runs: int, before: Path | None
 ) -> dict[str, Any]:
     args, embedder = index
-    figures: dict[str, Any] = {"embedder": embedder, "chunks": chunk_count(Path(args[3]))}
-    figures["timings"] = timed(commands(args, embedder, before), env, runs, before)
+    db = Path(args[3])
+    figures: dict[str, Any] = {"embedder": embedder, "chunks": chunk_count(db)}
+    figures["vector_side"] = keep_matrix(db, env)
+    figures["timings"] = timed(commands(args, embedder, before), env, runs, before, db)
     figures["modules"] = loaded(args, env, REPO)
     if before is not None:
         figures["modules_before"] = loaded(args, env, before)

@@ -13,7 +13,8 @@ The results of every query in every mode must be the same in all three arms. The
 speed benchmark's chat layer (bench/perf_data.py) indexed once with the `hashing` embedder
 at 384 dimensions (`embedder.model = "hashing-384"`): vectors of the local model's size and
 number of parts, built in minutes rather than its hour (the model's own memory, about
-100 MB, is not in these processes). Writes bench/out/warm_load.json.
+100 MB, is not in these processes). Writes bench/out/warm_load.json (warm_load-<chunks>.json
+at another `--chunks`).
 """
 
 from __future__ import annotations
@@ -152,6 +153,11 @@ def measure(chunks: int, runs: int, n_queries: int) -> dict[str, Any]:
     }
 
 
+def result_name(chunks: int) -> str:
+    """bench/out/warm_load.json at the default 100k chunks, warm_load-<chunks>.json else."""
+    return "warm_load" if chunks == 100_000 else f"warm_load-{chunks}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
@@ -170,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     for arm, row in figures["arms"].items():
         print(arm, row)
     print("same results:", figures["same_results"], "files MB:", figures["file_mb"])
-    write_figures("warm_load", before, figures)
+    write_figures(result_name(args.chunks), before, figures)
     return 0
 
 

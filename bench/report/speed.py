@@ -498,6 +498,12 @@ SECTIONS: list[Section] = [
         render_warm_load,
         "bench.warm_load --chunks 100000 --runs 3 --quiet-load 1.2",
     ),
+    section(
+        "Warm start at 1M chunks",
+        "warm_load-1000000",
+        render_warm_load,
+        "bench.warm_load --chunks 1000000 --runs 1 --quiet-load 1.2",
+    ),
     section("Warm CLI", "warm_cli", render_warm_cli, "bench.warm_cli --quiet-load 1.4"),
     section(
         "MCP: warm search latency",
