@@ -258,6 +258,7 @@ def render_embed_overlap(data: dict[str, Any]) -> str:
 
 COLD_KINDS = (
     ("memex", "`memex --search` (one-shot)"),
+    ("memex_vec0", "`memex --search`, no kept matrix (vec0)"),
     ("memex_before", "`memex --search` at the commit before"),
     ("floor", "floor: model, query vector, one FTS5 query"),
     ("python", "bare `python -c pass`"),
@@ -288,7 +289,15 @@ def render_cold_start(data: dict[str, Any]) -> str:
         for name, f in data["indexes"].items()
     ]
     runs = f"Median of {data['runs']} runs each, min–max in brackets; query '{data['query']}'."
-    return "\n\n".join([markdown_table(headers, rows), runs, "; ".join(modules) + "."])
+    said = {"SavedVectors": "the kept matrix", "Vec0Backend": "vec0 (the file did not match)"}
+    sides = [
+        f"{name}: {said.get(f['vector_side'], f['vector_side'])}"
+        for name, f in data["indexes"].items()
+        if "vector_side" in f
+    ]
+    lead = "The one-shot's vector side once a warm process kept its matrix: "
+    kept = [lead + "; ".join(sides) + "."] if sides else []
+    return "\n\n".join([markdown_table(headers, rows), runs, "; ".join(modules) + ".", *kept])
 
 
 # -- bench.warm_load ------------------------------------------------------------------------
