@@ -77,7 +77,9 @@ ESTIMATES: dict[str, Estimate] = {
     # a 1M hashing index (built once, about 20 minutes), three arms × 1 run; the read arm
     # holds about 13 GB
     "warm_load-1000000": Estimate(35.0, memory_gb=14.0),
-    "warm_cli": Estimate(8.0),  # the demo index (built once), one-shot, warm, 20 in a row
+    "warm_cli": Estimate(
+        12.0
+    ),  # the demo index and a 100k hashing bed: one-shot, warm, 20 in a row
     "mcp_latency": Estimate(6.0),
     "scan_options": Estimate(30.0, needs=BOTH, memory_gb=8.0),  # 1M tiled in memory
     "first_hour-10000": Estimate(12.0),

@@ -139,6 +139,8 @@ def hashing_index(chunks: int, env: dict[str, str]) -> tuple[list[str], str]:
     (target / "config.toml").write_text('[embedder]\nname = "hashing"\n')
     if not _built(target):
         shutil.rmtree(target / "layer", ignore_errors=True)
+        for suffix in ("", "-wal", "-shm", ".keyword", ".vectors", ".sound"):
+            (target / f"memex.db{suffix}").unlink(missing_ok=True)  # built anew, not updated
         perf_data.LayerWriter(target / "layer", chunks).write()
         args = [sys.executable, "-c", MAIN, "reindex", *index_args(target / "layer", target)]
         subprocess.run(args, check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL)

@@ -1,14 +1,15 @@
 """Warm CLI: `memex --search` answered by a running `memex watch` vs the one-shot.
 
     .venv/bin/python -m bench.warm_cli [--runs 21] [--in-a-row 20] [--chunks 10000 100000]
-        [--quiet-load L]
+        [--hashing-chunks 100000] [--quiet-load L]
 
-On the demo index (built once into bench/out/warm_cli-run/demo/) and on copies of the perf
-indexes `--chunks` names (bench/out/perf-<n>-*/memex.db, their layers read in place), times
+On the demo index (built once into bench/out/warm_cli-run/demo/), on copies of the perf
+indexes `--chunks` names (bench/out/perf-<n>-*/memex.db, their layers read in place) and of
+bench.cold_start's generated beds `--hashing-chunks` names (the `hashing` embedder), times
 the wall clock of whole `memex … --search Q --json` child processes, median of `--runs` each:
 
-- one-shot: MEMEX_NO_WARM=1, the path without a socket (numpy, onnxruntime, the model, a
-  vec0 scan);
+- one-shot: MEMEX_NO_WARM=1, the path without a socket (numpy, onnxruntime, the model, the
+  vector scan);
 - nothing running: the client tries the socket, finds none and runs the one-shot path;
 - warm: a `memex watch` on the same index answers over its socket (each answer checked
   through MEMEX_WARM_DEBUG's stderr line), its output compared with the one-shot's.
@@ -38,7 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import demo, perf_index
+from bench import cold_start, demo, perf_index
 from bench.common import OUT, add_quiet_load, machine, markdown_table, wait_for_quiet, write_figures
 
 WORK = OUT / "warm_cli-run"
@@ -46,6 +47,7 @@ QUERIES = ("standup time", "Jonas birthday", "board game night", "budget review"
 ANSWERED = re.compile(rb"memex: answered by the warm process (\d+)")
 STARTED = re.compile(rb"memex: started the warm process (\d+)")
 NO_AUTOSTART = "MEMEX_NO_AUTOSTART"
+INDEXES = ("perf-", "hashing-")  # the result's keys of the indexes beside the demo
 XDG = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR")
 
 
@@ -83,6 +85,25 @@ def perf_index_copy(chunks: int) -> list[str]:
     return [
         "--root",
         layer,
+        "--db",
+        str(target / "memex.db"),
+        "--config",
+        str(target / "config.toml"),
+    ]
+
+
+def hashing_copy(chunks: int) -> list[str]:
+    """A copy of bench.cold_start's generated bed of `chunks` chunks (the `hashing`
+    embedder; built there once), over its layer where it is (read only)."""
+    source_args, _ = cold_start.hashing_index(chunks, cold_start.child_env())
+    source = Path(source_args[3]).parent
+    target = WORK / f"hashing-{chunks}"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("memex.db", "config.toml"):
+        shutil.copy(source / name, target / name)
+    return [
+        "--root",
+        source_args[1],
         "--db",
         str(target / "memex.db"),
         "--config",
@@ -237,7 +258,7 @@ def interpreter_start(runs: int) -> float:
 
 def table(figures: dict[str, Any]) -> str:
     rows = []
-    for name in [n for n in figures if n == "demo" or n.startswith("perf-")]:
+    for name in [n for n in figures if n == "demo" or n.startswith(INDEXES)]:
         f = figures[name]
         rows.append(
             [
@@ -261,6 +282,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--chunks", type=int, nargs="*", default=[], help="perf index sizes (built) beside the demo"
     )
+    p.add_argument(
+        "--hashing-chunks",
+        type=int,
+        nargs="*",
+        default=[],
+        help="sizes of bench.cold_start's generated beds (hashing embedder) beside the demo",
+    )
     add_quiet_load(p)
     return p
 
@@ -271,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     env = private_env()
     indexes = {"demo": demo_index(env, args.rebuild)}
     indexes |= {f"perf-{n}": perf_index_copy(n) for n in args.chunks}
+    indexes |= {f"hashing-{n}": hashing_copy(n) for n in args.hashing_chunks}
     if args.quiet_load:
         wait_for_quiet(args.quiet_load)
     before = machine()

@@ -354,7 +354,7 @@ def seconds_cell(f: dict[str, Any]) -> str:
 
 def render_warm_cli(data: dict[str, Any]) -> str:
     rows = []
-    for name in [n for n in data if n == "demo" or n.startswith("perf-")]:
+    for name in [n for n in data if n == "demo" or n.startswith(("perf-", "hashing-"))]:
         f = data[name]
         rows.append(
             [
@@ -379,7 +379,7 @@ def render_warm_cli(data: dict[str, Any]) -> str:
 def render_in_a_row(data: dict[str, Any]) -> str:
     """Searches one after another from a shell, auto-start off and on ('' if not run)."""
     rows, count = [], 0
-    for name in [n for n in data if n == "demo" or n.startswith("perf-")]:
+    for name in [n for n in data if n == "demo" or n.startswith(("perf-", "hashing-"))]:
         row = data[name].get("in_a_row")
         if row:
             count = row["count"]
@@ -513,7 +513,12 @@ SECTIONS: list[Section] = [
         render_warm_load,
         "bench.warm_load --chunks 1000000 --runs 1 --quiet-load 1.2",
     ),
-    section("Warm CLI", "warm_cli", render_warm_cli, "bench.warm_cli --quiet-load 1.4"),
+    section(
+        "Warm CLI",
+        "warm_cli",
+        render_warm_cli,
+        "bench.warm_cli --hashing-chunks 100000 --quiet-load 1.2",
+    ),
     section(
         "MCP: warm search latency",
         "mcp_latency",
