@@ -90,6 +90,13 @@ def test_a_search_imports_no_indexer_reader_or_people_build(layer: list[str]) ->
     assert heavy(found["modules"]) == []
     # nor the HTTP client of the openai embedder and the re-ranker, both unused here
     assert not {"engine.net", "engine.embedders.openai_embedder"} & set(found["modules"])  # type: ignore[arg-type]
+    # nor the warm process's in-memory copies of the index (a one-shot reads neither)
+    warm_copies = {
+        "engine.search.retrieve.keyword_index",
+        "engine.search.retrieve.vector_cache",
+        "engine.search.retrieve.mirror",
+    }
+    assert not warm_copies & set(found["modules"])  # type: ignore[arg-type]
 
 
 def test_a_command_still_loads_what_it_needs(layer: list[str]) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -34,15 +35,19 @@ from engine.search.query.inputs import SearchInputs, search_inputs
 from engine.search.retrieve import keyword_share
 from engine.search.retrieve.backends import Fts5Backend
 from engine.search.retrieve.compute import Compute
-from engine.search.retrieve.keyword_index import KeywordIndex, searcher_index
 from engine.search.retrieve.query_embedder import QueryEmbedder
 from engine.search.retrieve.rows import chunk_rows
 from engine.search.retrieve.saved_vectors import OneShotVectors
-from engine.search.retrieve.vector_cache import VectorCache, searcher_cache
 from engine.search.retrieve.vector_coverage import VectorCoverage
 from engine.settings import Settings
 from engine.sources import PROFILE_TYPE
 from engine.store import db
+
+if TYPE_CHECKING:  # imported when a Searcher makes one: a one-shot search loads neither
+    from engine.search.retrieve.keyword_index import KeywordIndex
+    from engine.search.retrieve.vector_cache import VectorCache
+
+Copy = TypeVar("Copy")
 
 # What the phases around the stages read of the context, declared as each stage's `reads`
 # is and held to the code by tests/test_stage_declarations.py; the query phase before them
@@ -97,8 +102,12 @@ class Searcher:
         self._dressing = dress.Dressing.of(settings, self.conn)
         self._owns_compute = compute is None
         self.compute = Compute() if compute is None else compute
-        self.vector_cache, self._owns_cache = searcher_cache(settings, vector_cache, self.compute)
-        self.keyword_index, self._owns_index = searcher_index(settings, keyword_index)
+        self.vector_cache, self._owns_cache = own_copy(
+            vector_cache, self.config.vector_cache, lambda: new_vector_cache(settings, self.compute)
+        )
+        self.keyword_index, self._owns_index = own_copy(
+            keyword_index, self.config.keyword_index, lambda: new_keyword_index(settings)
+        )
         self.exact_vectors = False  # True: the warm `memex --search`'s (the one-shot's answer)
         self._reranker: Reranking | None = None
         self.stages: tuple[Stage, ...] = STAGES  # what each search walks, in order
@@ -340,3 +349,26 @@ class Searcher:
                 person = Person(name=name, slug=name.lower())
             found.append(person)
         return tuple(found)
+
+
+def own_copy(
+    wanted: Copy | bool | None, default: bool, make: Callable[[], Copy]
+) -> tuple[Copy | None, bool]:
+    """The in-memory copy of the index a Searcher uses (`wanted`: one to share, True for one
+    of its own, False for none, None for `default`), and whether it is its own (to close)."""
+    chosen = default if wanted is None else wanted
+    if isinstance(chosen, bool):
+        return (make(), True) if chosen else (None, False)
+    return chosen, False
+
+
+def new_vector_cache(settings: Settings, compute: Compute) -> VectorCache:
+    from engine.search.retrieve.vector_cache import VectorCache
+
+    return VectorCache.of(settings, compute)
+
+
+def new_keyword_index(settings: Settings) -> KeywordIndex:
+    from engine.search.retrieve.keyword_index import KeywordIndex
+
+    return KeywordIndex.of(settings)

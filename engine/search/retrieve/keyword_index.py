@@ -455,14 +455,3 @@ def keyword_side(conn: apsw.Connection) -> str | None:
     """When the keyword side was last rebuilt (engine/index/keyword_format.py): the same
     chunks then hold other terms, so the postings are read anew."""
     return db.get_meta(conn, meta_sql.KEYWORD_BUILT_KEY)
-
-
-def searcher_index(
-    settings: Settings, wanted: KeywordIndex | bool | None
-) -> tuple[KeywordIndex | None, bool]:
-    """The keyword index a Searcher uses, and whether it is the Searcher's own (to close)."""
-    if isinstance(wanted, KeywordIndex):
-        return wanted, False
-    if wanted if wanted is not None else settings.search.keyword_index:
-        return KeywordIndex.of(settings), True
-    return None, False

@@ -23,11 +23,25 @@ from engine.search.query.filters import Filters, chunk_filter_sql, columns_mask
 from engine.search.retrieve.backends import Vec0Backend, VectorBackend
 from engine.search.retrieve.compute import Compute
 from engine.search.retrieve.quantized import Layout, Selection, nearest_chunks
-from engine.search.retrieve.vector_cache import SAVED_FORMAT, SUFFIX, active_embedder
 from engine.store import db, mapped
 from engine.store.sql import chunks
 
 FloatArray = npt.NDArray[np.float32]
+SAVED_FORMAT = 1  # the layout of the matrix's file; another one is not taken up
+SUFFIX = ".vectors"  # the matrix's file: memex.db → memex.db.vectors
+
+
+def active_embedder(conn: apsw.Connection) -> str | None:
+    """The key the matrix is read under: a swap of the active embedder reloads it."""
+    return db.get_meta(conn, "embedder")
+
+
+def stamp_fields(conn: apsw.Connection) -> dict[str, int]:
+    """The writer's stamp of the chunks' state in this snapshot (the one a matrix is read
+    in), which a one-shot search checks before it trusts the file; none for an index
+    without one."""
+    state = db.chunk_state(conn)
+    return {} if state is None else {"origin": state.origin, "stamp": state.stamp}
 
 
 class SavedVectors:

@@ -42,7 +42,6 @@ import itertools
 import threading
 from pathlib import Path
 
-import apsw
 import numpy as np
 import numpy.typing as npt
 
@@ -67,6 +66,12 @@ from engine.search.retrieve.quantized import (
     rescore_depth,
     scan_for,
 )
+from engine.search.retrieve.saved_vectors import (
+    SAVED_FORMAT,
+    SUFFIX,
+    active_embedder,
+    stamp_fields,
+)
 from engine.settings import Settings
 from engine.store import db, mapped
 from engine.store.sql import chunks, database
@@ -74,8 +79,6 @@ from engine.store.sql import chunks, database
 FloatArray = npt.NDArray[np.float32]
 SeqArray = npt.NDArray[np.int64]
 LOAD_BATCH = 2048
-SAVED_FORMAT = 1  # the layout of the matrix's file; another one is not taken up
-SUFFIX = ".vectors"  # the matrix's file: memex.db → memex.db.vectors
 PEOPLE_MEMO = 16  # person-filter chunk sets remembered until the index changes
 SELECTION_MEMO = 16  # filters' selections remembered until the index changes
 
@@ -374,27 +377,3 @@ class VectorCache(Mirrored):
         elif self._codes is None:
             self._codes = build_codes(scan, self.matrix)
         return self._codes
-
-
-def stamp_fields(conn: apsw.Connection) -> dict[str, int]:
-    """The writer's stamp of the chunks' state in this snapshot (the one the matrix was read
-    in), which a one-shot search checks before it trusts the file
-    (engine/search/retrieve/saved_vectors.py); none for an index without one."""
-    state = db.chunk_state(conn)
-    return {} if state is None else {"origin": state.origin, "stamp": state.stamp}
-
-
-def active_embedder(conn: apsw.Connection) -> str | None:
-    """The key the matrix is read under: a swap of the active embedder reloads it."""
-    return db.get_meta(conn, "embedder")
-
-
-def searcher_cache(
-    settings: Settings, wanted: VectorCache | bool | None, compute: Compute | None = None
-) -> tuple[VectorCache | None, bool]:
-    """The cache a Searcher uses, and whether it is the Searcher's own (to close)."""
-    if isinstance(wanted, VectorCache):
-        return wanted, False
-    if wanted if wanted is not None else settings.search.vector_cache:
-        return VectorCache.of(settings, compute), True
-    return None, False
