@@ -27,6 +27,21 @@ def collected_on_the_gui_thread() -> Iterator[None]:
     gc.collect()
 
 
+@pytest.fixture(autouse=True)
+def app_look_restored(qapp: Any) -> Iterator[None]:
+    """Each test starts with the application's look as Qt made it: an app a test started
+    sets the style, palette, style sheet and font for the whole QApplication
+    (desktop/theme.py `apply`), and a later test measuring its widgets would measure them
+    in that look."""
+    style, palette = qapp.style().name(), qapp.palette()
+    sheet, font = qapp.styleSheet(), qapp.font()
+    yield
+    qapp.setStyle(style)
+    qapp.setPalette(palette)
+    qapp.setStyleSheet(sheet)
+    qapp.setFont(font)
+
+
 @pytest.fixture
 def opener() -> RecordingOpener:
     return RecordingOpener()
