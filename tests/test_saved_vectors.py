@@ -12,6 +12,7 @@ import apsw
 import numpy as np
 import pytest
 
+from engine.index.backup import backup
 from engine.index.runs import reindex
 from engine.search import Searcher
 from engine.search.query.filters import Filters
@@ -176,3 +177,23 @@ def test_a_one_shot_search_with_the_file_answers_as_the_warm_process(small: Sett
     conn.close()
     one_shot = answers(warm=False)
     assert one_shot == answers(warm=True) and len(one_shot) >= 5
+
+
+def test_a_backup_restored_over_the_index_never_takes_up_the_live_indexs_file(
+    small: Settings, tmp_path: Path
+) -> None:
+    copy = tmp_path / "backup.db"
+    backup(small, copy)
+    live_conn, copy_conn = db.connect(small.db_path), db.connect(copy, readonly=True)
+    live, kept = db.chunk_state(live_conn), db.chunk_state(copy_conn)
+    live_conn.close()
+    copy_conn.close()
+    assert live is not None and kept is not None and kept.origin != live.origin
+    assert (kept.stamp, kept.count) == (live.stamp, live.count)
+    prime(small)  # written for the live index at the very stamp the backup carries
+    for suffix in ("-wal", "-shm"):
+        Path(str(small.db_path) + suffix).unlink(missing_ok=True)
+    shutil.copy(copy, small.db_path)  # restored by hand, Memex stopped
+    conn = db.connect(small.db_path, create=False)
+    assert isinstance(OneShotVectors(conn, small.db_path).backend(), Vec0Backend)
+    conn.close()

@@ -192,6 +192,7 @@ CASES: list[tuple[Builder, tuple[Any, ...]]] = [
     (chunk_state.schema_sql, ()),
     (chunk_state.has_row_sql, ()),
     (chunk_state.start_sql, ()),
+    (chunk_state.new_origin_sql, ()),
     (chunk_state.select_sql, ()),
     (verdicts.create_table_sql, ()),
     (verdicts.exists_sql, ()),

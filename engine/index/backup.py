@@ -1,7 +1,8 @@
 """`memex backup`: a consistent online copy of the index, checked before it is kept.
 
 The index passes the integrity gate first (SQLite's quick check, docs/security-integrity.md),
-then VACUUM INTO writes the copy under a hidden partial name, the copy is checked in turn,
+then VACUUM INTO writes the copy under a hidden partial name, the copy's chunks' stamp is
+given an origin of its own (engine/store/sql/chunk_state.py), the copy is checked in turn,
 and only then does it replace the target: a damaged index or a bad copy leaves the target
 as it was.
 """
@@ -17,6 +18,7 @@ import apsw
 from engine.index.reports import BackupReport
 from engine.settings import Settings
 from engine.store import db
+from engine.store.sql import chunk_state as chunk_state_sql
 from engine.store.sql import database as database_sql
 
 
@@ -74,6 +76,22 @@ def write_copy(settings: Settings, partial: Path, target: Path) -> None:
         raise BackupError(f"cannot write {target}: {exc}") from None
     finally:
         conn.close()
+    new_origin(partial, target)
+
+
+def new_origin(partial: Path, target: Path) -> None:
+    """The copy's chunks stamped under an origin of its own (engine/store/sql/chunk_state.py):
+    restored over the index one day, it never passes for a later state of the index that
+    a warm process's matrix file was written at."""
+    try:
+        copy = apsw.Connection(str(partial))
+        try:
+            if db.chunk_state(copy) is not None:
+                copy.execute(chunk_state_sql.new_origin_sql())
+        finally:
+            copy.close()
+    except apsw.Error as exc:
+        raise BackupError(f"cannot write {target}: {exc}") from None
 
 
 def verify_copy(partial: Path, target: Path) -> None:

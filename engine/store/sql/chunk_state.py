@@ -49,6 +49,13 @@ def start_sql() -> str:
     )
 
 
+def new_origin_sql() -> str:
+    """Another random origin, the stamp and count kept: a copy of the index (a backup)
+    that is restored one day never shares an (origin, stamp) with a state the live index
+    reached after the copy was made."""
+    return "UPDATE chunk_state SET origin = random()"
+
+
 def select_sql() -> str:
     """(origin, stamp, count); no row in an index that predates the table."""
     return "SELECT origin, stamp, count FROM chunk_state"
