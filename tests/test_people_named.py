@@ -91,6 +91,7 @@ def test_names_outside_ascii_are_found_folded(
     assert slugs("zoe and ola") == ["ola-berg", "zoe"]
     assert slugs("nobody here") == []
     assert slugs("kari nordmann") == []
+    assert slugs("") == [] and slugs("   ") == []  # no word: no one, nothing read
 
 
 def test_a_run_keeps_the_names_words_and_a_rewrite_without_them_drops_them(

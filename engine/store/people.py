@@ -186,7 +186,9 @@ def read_directory_naming(
     order; only their records are read. None when there is no directory (as there)."""
     if not _exists(conn, "people") or _meta(conn, BUILT_KEY) is None:
         return None
-    if words and _meta(conn, WORDS_KEY) == _meta(conn, BUILT_KEY):
+    if not words:  # a query of no word names no one
+        return []
+    if _meta(conn, WORDS_KEY) == _meta(conn, BUILT_KEY):
         rows = conn.execute(people_sql.people_with_words_sql(len(words)), list(words))
         found = [int(r[0]) for r in rows]
     else:  # a directory written without its words: every name read and told apart here
