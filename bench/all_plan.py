@@ -63,10 +63,11 @@ ESTIMATES: dict[str, Estimate] = {
     "perf-100000": Estimate(20.0, needs=(PERF_100K,), memory_gb=4.0),
     "perf-10000-busy": Estimate(4.0, needs=(PERF_10K,)),
     "perf-100000-busy": Estimate(12.0, needs=(PERF_100K,), memory_gb=4.0),
-    # 1M chunks grown from the 100k index (several GB on disk); the warm process holds about
-    # 2 GB per 100k chunks today, so about 20 GB at 1M
-    "scale-10x": Estimate(45.0, needs=(PERF_100K,), memory_gb=20.0),
-    "scale-10x-busy": Estimate(15.0, needs=(PERF_100K,), memory_gb=20.0),
+    # 1M chunks grown from the 100k index (several GB on disk); a warm process at 1M chunks
+    # held 4.7 GB reading the index and 3.8 GB with its files mapped (bench.warm_load at
+    # 1M chunks, docs/benchmarks.md)
+    "scale-10x": Estimate(45.0, needs=(PERF_100K,), memory_gb=6.0),
+    "scale-10x-busy": Estimate(15.0, needs=(PERF_100K,), memory_gb=6.0),
     "vector_scale": Estimate(15.0, memory_gb=4.0),
     "blas_limit": Estimate(2.0),
     "blas_limit-busy": Estimate(2.0),

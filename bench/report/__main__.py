@@ -31,9 +31,8 @@ sections first, then the indexes the speed sections read (built once and cached 
 then each timed section alone once the 1-minute load average is at most 1.2, and writes this
 page. `python -m bench.all --list` shows what would run with each section's estimated minutes
 (`bench/all_plan.py`), what is cached, what is left out and how long every section would take.
-A section that does not fit what is left of the budget or this machine (the 1M-chunk warm
-process needs about 20 GB of memory; the multilingual model's section a server started by
-hand), or that fails, keeps its last result file.
+A section that does not fit what is left of the budget or this machine (the multilingual
+model's section needs a server started by hand), or that fails, keeps its last result file.
 
 Each section's machine line names the commit its result was measured at; `+changes` marks a
 result measured with uncommitted changes in the tree, which no commit reproduces.
