@@ -20,7 +20,10 @@ one-shot and starts a warm process, the next ones are answered by it once it lis
 total after the first of each, and the answers compared query by query. The warm process is
 stopped afterwards. Every other figure runs with MEMEX_NO_AUTOSTART=1.
 
-Every child runs with its XDG folders in bench/out/warm_cli-run/, never the user's.
+Each index is first brought to the state any earlier warm process leaves: a `memex watch`
+started, one search answered and stopped, so that the files its copies keep beside the
+index exist (`files_kept` in the result). Every child runs with its XDG folders in
+bench/out/warm_cli-run/, never the user's.
 Writes bench/out/warm_cli.json.
 """
 
@@ -226,10 +229,24 @@ def in_a_row(args: list[str], debug: dict[str, str], count: int) -> dict[str, An
     return {"count": count, "autostart_off": off, "autostart_on": on, "same_output": same}
 
 
+def keep_files(name: str, args: list[str], env: dict[str, str]) -> list[str]:
+    """What any earlier warm process leaves beside the index: a `memex watch` started, one
+    search answered, stopped (its copies' files, `memex.db.keyword` and `.vectors`, written
+    as it read the index); the files there afterwards. Every index is measured so, whatever
+    an earlier run of this benchmark left."""
+    watch = Watch(args, env, WORK / f"keep-{name}.log")
+    try:
+        run_search(args, QUERIES[0], env)
+    finally:
+        watch.stop()
+    db = Path(args[args.index("--db") + 1])
+    return [s for s in (".keyword", ".vectors") if Path(str(db) + s).exists()]
+
+
 def measure(name: str, args: list[str], env: dict[str, str], runs: int, row: int) -> dict[str, Any]:
     """The figures for one index."""
     debug = {**env, "MEMEX_WARM_DEBUG": "1"}
-    figures: dict[str, Any] = {"args": args}
+    figures: dict[str, Any] = {"args": args, "files_kept": keep_files(name, args, env)}
     figures["one_shot"] = timed(args, {**debug, "MEMEX_NO_WARM": "1"}, runs, warm=False)
     figures["nothing_running"] = timed(args, debug, runs, warm=False)
     if row:

@@ -372,6 +372,15 @@ def render_warm_cli(data: dict[str, Any]) -> str:
     headers = ["index", "one-shot", "nothing running", "warm (`memex watch`)", "watch RSS"]
     table = markdown_table([*headers, "same output"], rows)
     text = f"{table}\n\nMedian of the runs, min–max in brackets."
+    kept = [
+        f"{name}: {', '.join('memex.db' + s for s in data[name]['files_kept']) or 'none'}"
+        for name in data
+        if isinstance(data[name], dict) and "files_kept" in data[name]
+    ]
+    if kept:
+        text += (
+            " Files a warm process left beside each index before the runs: " + "; ".join(kept) + "."
+        )
     in_a_row = render_in_a_row(data)
     return f"{text}\n\n{in_a_row}" if in_a_row else text
 
