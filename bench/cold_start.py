@@ -1,7 +1,7 @@
 """Cold start: a new `memex --search` process beside the floor of the same work, in one run.
 
     .venv/bin/python -m bench.cold_start [--runs 10] [--hashing-chunks 100000]
-        [--before COMMIT] [--quiet-load L]
+        [--beds DIR ...] [--before COMMIT] [--quiet-load L]
 
 Times the wall clock of whole child processes, spawn to exit, median of `--runs`, the kinds
 taking turns so that each sees the same load:
@@ -17,7 +17,9 @@ taking turns so that each sees the same load:
 On the demo index (the local model, built once into bench/out/cold_start-run/demo/) and,
 with `--hashing-chunks N`, on a generated layer of N chunks indexed with the `hashing`
 embedder (bench/perf_data.py; a minute or two per 100k chunks, no model embedding): what
-grows with the index shows there. Also counts the engine modules a search leaves loaded
+grows with the index shows there. `--beds` adds indexes built elsewhere with the hashing
+embedder, such as bench.warm_load's, whose vectors have the local model's 384 dimensions.
+Also counts the engine modules a search leaves loaded
 (and how many of them are engine.index.* or engine.extractors.*). Every child runs with
 its XDG folders in bench/out/cold_start-run/, and compiled bytecode kept there
 (PYTHONPYCACHEPREFIX), as an installed copy has its own. Writes bench/out/cold_start.json.
@@ -259,6 +261,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--hashing-chunks", type=int, nargs="*", default=[], metavar="N")
+    parser.add_argument(
+        "--beds",
+        nargs="*",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="hashing indexes built elsewhere (memex.db, config.toml and layer/ in DIR: "
+        "bench.warm_load's bed of 384-dimensional vectors, bench/out/warm_load-1000000)",
+    )
     parser.add_argument("--before", metavar="COMMIT", help="also time this commit's memex")
     add_quiet_load(parser)
     args = parser.parse_args()
@@ -266,6 +277,10 @@ def main() -> None:
     before = before_tree(args.before) if args.before else None
     indexes = {"demo": demo_index(env)}
     indexes |= {f"hashing-{n}": hashing_index(n, env) for n in args.hashing_chunks}
+    for bed in args.beds:
+        if not (bed / "memex.db").exists():
+            raise SystemExit(f"no index in {bed}: build it first (python -m bench.warm_load)")
+        indexes[bed.name] = (index_args(bed / "layer", bed), "hashing")
     if args.quiet_load:
         wait_for_quiet(args.quiet_load)
     start = machine()
