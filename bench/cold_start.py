@@ -277,7 +277,7 @@ def main() -> None:
     before = before_tree(args.before) if args.before else None
     indexes = {"demo": demo_index(env)}
     indexes |= {f"hashing-{n}": hashing_index(n, env) for n in args.hashing_chunks}
-    for bed in args.beds:
+    for bed in (b.resolve() for b in args.beds):  # absolute: the commit before runs elsewhere
         if not (bed / "memex.db").exists():
             raise SystemExit(f"no index in {bed}: build it first (python -m bench.warm_load)")
         indexes[bed.name] = (index_args(bed / "layer", bed), "hashing")
