@@ -214,6 +214,14 @@ class Layout:
         chunk_numbers = np.arange(self.starts.shape[0], dtype=np.int32)
         self.owners = np.repeat(chunk_numbers, self.ends - self.starts)
 
+    @classmethod
+    def of_rows(cls, seqs: npt.NDArray[np.int64]) -> Layout:
+        """The layout of a matrix whose rows belong to the chunks `seqs` names, each chunk's
+        rows consecutive."""
+        changed = np.ones(seqs.shape[0], dtype=bool)
+        changed[1:] = seqs[1:] != seqs[:-1]
+        return cls(np.flatnonzero(changed), seqs.shape[0])
+
     def __len__(self) -> int:
         return int(self.starts.shape[0])
 

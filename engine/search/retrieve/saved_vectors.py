@@ -15,12 +15,16 @@ vec0 as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import apsw
 import numpy as np
 import numpy.typing as npt
 
+from engine.records import Person
 from engine.search.query.filters import Filters, chunk_filter_sql, columns_mask
 from engine.search.retrieve.backends import Vec0Backend, VectorBackend
 from engine.search.retrieve.compute import Compute
@@ -29,6 +33,7 @@ from engine.store import db, mapped
 from engine.store.sql import chunks
 
 FloatArray = npt.NDArray[np.float32]
+SeqArray = npt.NDArray[np.int64]
 SAVED_FORMAT = 1  # the layout of the matrix's file; another one is not taken up
 SUFFIX = ".vectors"  # the matrix's file: memex.db → memex.db.vectors
 
@@ -44,6 +49,65 @@ def stamp_fields(conn: apsw.Connection) -> dict[str, int]:
     without one."""
     state = db.chunk_state(conn)
     return {} if state is None else {"origin": state.origin, "stamp": state.stamp}
+
+
+@dataclass(frozen=True)
+class SavedMatrix:
+    """A matrix file as mapped (engine/store/mapped.py), its per-row columns checked to
+    have one value per row of the matrix."""
+
+    fields: dict[str, Any]  # the header's own fields
+    arrays: mapped.Arrays  # every array of the file
+    matrix: FloatArray
+    seqs: SeqArray
+    types: npt.NDArray[np.int16]
+    days: npt.NDArray[np.int32]
+    type_codes: dict[str, int]
+
+
+def read_matrix(path: Path | None, wanted: Mapping[str, Any]) -> SavedMatrix | None:
+    """The matrix file at `path` if its header holds every field of `wanted` with that
+    value and its arrays agree; None otherwise (no file, another state, another layout)."""
+    found = mapped.read_if(path, wanted)
+    type_codes = None if found is None else found[0].get("type_codes")
+    if found is None or not isinstance(type_codes, dict):
+        return None
+    fields, arrays = found
+    try:
+        matrix, seqs = arrays["matrix"], arrays["seqs"]
+        types, days = arrays["types"], arrays["days"]
+    except KeyError:
+        return None
+    rows = matrix.shape[0] if matrix.ndim == 2 else -1
+    if not seqs.shape == types.shape == days.shape == (rows,):
+        return None
+    return SavedMatrix(fields, arrays, matrix, seqs, types, days, dict(type_codes))
+
+
+def named_seqs(conn: apsw.Connection, people: tuple[Person, ...]) -> SeqArray:
+    """The embedded chunks that name these people (sorted seqs), found through the FTS
+    index (engine/search/query/filters.py, `people_match_expression`)."""
+    where, params = chunk_filter_sql(Filters(people=people), people_index=True)
+    found = conn.execute(chunks.embedded_seqs_where_sql(where), params)
+    return np.fromiter((r[0] for r in found), dtype=np.int64)
+
+
+def filter_selection(
+    layout: Layout,
+    seqs: SeqArray,
+    types: npt.NDArray[np.int16],
+    days: npt.NDArray[np.int32],
+    type_codes: dict[str, int],
+    filters: Filters,
+    people: Callable[[], SeqArray],
+) -> Selection:
+    """The chunks of a matrix that pass `filters`: source and dates from its columns,
+    people as the chunks `people()` names (asked only when the filters name someone)."""
+    starts = layout.starts
+    keep = columns_mask(filters, types[starts], type_codes, days[starts])
+    if filters.people:
+        keep &= np.isin(seqs[starts], people(), assume_unique=True)
+    return Selection(layout, keep)
 
 
 class SavedVectors:
@@ -63,9 +127,7 @@ class SavedVectors:
         self.conn, self.compute = conn, compute
         self.matrix, self.seqs, self.types, self.days = matrix, seqs, types, days
         self.type_codes = type_codes
-        changed = np.ones(seqs.shape[0], dtype=bool)
-        changed[1:] = seqs[1:] != seqs[:-1]
-        self.layout = Layout(np.flatnonzero(changed), seqs.shape[0])
+        self.layout = Layout.of_rows(seqs)
 
     @classmethod
     def open(
@@ -82,20 +144,12 @@ class SavedVectors:
             "origin": state.origin,
             "stamp": state.stamp,
         }
-        found = mapped.read_if(Path(str(path) + SUFFIX), wanted)
-        type_codes = None if found is None else found[0].get("type_codes")
-        if found is None or not isinstance(type_codes, dict):
+        found = read_matrix(Path(str(path) + SUFFIX), wanted)
+        if found is None:
             return None
-        arrays = found[1]
-        try:
-            matrix, seqs = arrays["matrix"], arrays["seqs"]
-            types, days = arrays["types"], arrays["days"]
-        except KeyError:
-            return None
-        rows = matrix.shape[0] if matrix.ndim == 2 else -1
-        if not seqs.shape == types.shape == days.shape == (rows,):
-            return None
-        return cls(conn, matrix, seqs, types, days, dict(type_codes), compute)
+        return cls(
+            conn, found.matrix, found.seqs, found.types, found.days, found.type_codes, compute
+        )
 
     def knn(
         self, query: FloatArray, k: int, filters: Filters | None = None, exact: bool = False
@@ -120,14 +174,15 @@ class SavedVectors:
     def _selection(self, filters: Filters | None) -> Selection | None:
         if filters is None or filters.empty:
             return None
-        starts = self.layout.starts
-        keep = columns_mask(filters, self.types[starts], self.type_codes, self.days[starts])
-        if filters.people:
-            where, params = chunk_filter_sql(Filters(people=filters.people), people_index=True)
-            found = self.conn.execute(chunks.embedded_seqs_where_sql(where), params)
-            named = np.fromiter((r[0] for r in found), dtype=np.int64)
-            keep &= np.isin(self.seqs[starts], named)
-        return Selection(self.layout, keep)
+        return filter_selection(
+            self.layout,
+            self.seqs,
+            self.types,
+            self.days,
+            self.type_codes,
+            filters,
+            lambda: named_seqs(self.conn, filters.people),
+        )
 
 
 class OneShotVectors:

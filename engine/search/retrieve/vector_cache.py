@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.records import Person
-from engine.search.query.filters import Filters, chunk_filter_sql, columns_mask
+from engine.search.query.filters import Filters
 from engine.search.retrieve.compute import Compute
 from engine.search.retrieve.mirror import (
     IndexMirror,
@@ -70,6 +70,9 @@ from engine.search.retrieve.saved_vectors import (
     SAVED_FORMAT,
     SUFFIX,
     active_embedder,
+    filter_selection,
+    named_seqs,
+    read_matrix,
     stamp_fields,
 )
 from engine.settings import Settings
@@ -140,10 +143,7 @@ class VectorCache(Mirrored):
     def layout(self) -> Layout:
         """Where each chunk's parts lie (made once per matrix state)."""
         if self._layout is None:
-            seqs = self.seqs
-            changed = np.ones(seqs.shape[0], dtype=bool)
-            changed[1:] = seqs[1:] != seqs[:-1]
-            self._layout = Layout(np.flatnonzero(changed), seqs.shape[0])
+            self._layout = Layout.of_rows(self.seqs)
         return self._layout
 
     def close(self) -> None:
@@ -260,26 +260,26 @@ class VectorCache(Mirrored):
     def saved(self, key: str | None) -> Pairs | None:
         """The matrix taken up from its file if it was written under `key` (the mirror's
         `Follower`); the chunks it holds."""
-        found = mapped.read_if(self.saved_path, self._match(key))
-        type_codes = None if found is None else found[0].get("type_codes")
-        if found is None or not isinstance(type_codes, dict):
+        found = read_matrix(self.saved_path, self._match(key))
+        if found is None:
             return None
-        arrays = found[1]
+        arrays = found.arrays
         try:
-            matrix, seqs = arrays["matrix"], arrays["seqs"]
-            types, days, chunk_seqs = arrays["types"], arrays["days"], arrays["chunk_seqs"]
+            chunk_seqs = arrays["chunk_seqs"]
             ids = mapped.Strings(arrays["ids"], arrays["id_offsets"]).all()
         except (KeyError, UnicodeDecodeError):
             return None
-        parts = matrix.shape[0] if matrix.ndim == 2 else -1
-        if len(ids) != chunk_seqs.shape[0] or not seqs.shape == types.shape == days.shape == (
-            parts,
-        ):
+        if len(ids) != chunk_seqs.shape[0]:
             return None
         self._reset()
-        self.matrix, self.seqs, self.types, self.days = matrix, seqs, types, days
-        self.type_codes = dict(type_codes)
-        self._file_stamp = {k: found[0][k] for k in ("origin", "stamp") if k in found[0]}
+        self.matrix, self.seqs, self.types, self.days = (
+            found.matrix,
+            found.seqs,
+            found.types,
+            found.days,
+        )
+        self.type_codes = found.type_codes
+        self._file_stamp = {k: found.fields[k] for k in ("origin", "stamp") if k in found.fields}
         return chunk_seqs, ids
 
     def _columns(
@@ -324,12 +324,7 @@ class VectorCache(Mirrored):
             return self._people_seqs(people)
 
     def _people_seqs(self, people: tuple[Person, ...]) -> SeqArray:
-        def named() -> SeqArray:
-            where, params = chunk_filter_sql(Filters(people=people), people_index=True)
-            found = self.conn.execute(chunks.embedded_seqs_where_sql(where), params)
-            return np.fromiter((r[0] for r in found), dtype=np.int64)
-
-        return self._people.get(people_key(people), named)
+        return self._people.get(people_key(people), lambda: named_seqs(self.conn, people))
 
     def _selection(self, filters: Filters | None) -> Selection | None:
         """The chunks that pass the filters (None when nothing filters), kept until the
@@ -339,12 +334,15 @@ class VectorCache(Mirrored):
             return None
 
         def selected() -> Selection:
-            starts = self.starts
-            keep = columns_mask(filters, self.types[starts], self.type_codes, self.days[starts])
-            if filters.people:
-                people = self._people_seqs(filters.people)
-                keep &= np.isin(self.seqs[starts], people, assume_unique=True)
-            return Selection(self.layout, keep)
+            return filter_selection(
+                self.layout,
+                self.seqs,
+                self.types,
+                self.days,
+                self.type_codes,
+                filters,
+                lambda: self._people_seqs(filters.people),
+            )
 
         return self._selections.get(filters, selected)
 
