@@ -294,9 +294,8 @@ def migrate(conn: apsw.Connection) -> None:
         for _ in conn.execute(chunk_state_sql.schema_sql()):
             pass
         if conn.execute(chunk_state_sql.has_row_sql()).fetchone() is None:
-            conn.execute(
-                chunk_state_sql.start_sql()
-            )  # an index made before the stamp: counted once
+            # A new index, or one made before the stamp: its chunks counted once, here.
+            conn.execute(chunk_state_sql.start_sql())
         if ("depends",) not in conn.execute(state.columns_sql()).fetchall():
             conn.execute(state.add_depends_sql())  # an index made before siblings were read
         people.ensure_tables(conn)  # an index made before mentions: its files read again
