@@ -189,9 +189,9 @@ def commands(args: list[str], embedder: str, before: Path | None) -> dict[str, l
 def run_once(command: list[str], env: dict[str, str], cwd: Path, aside: Path | None) -> float:
     """One child's wall clock; with `aside`, that file is moved away while it runs (the
     kept matrix: the one-shot then scans vec0, as with no warm process ever run)."""
-    moved = None if aside is None or not aside.exists() else aside.with_name(aside.name + ".aside")
-    if moved is not None and aside is not None:
-        aside.rename(moved)
+    moved = None
+    if aside is not None and aside.exists():
+        moved = aside.rename(aside.with_name(aside.name + ".aside"))
     try:
         started = time.perf_counter()
         subprocess.run(command, check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL)

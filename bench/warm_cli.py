@@ -84,15 +84,7 @@ def perf_index_copy(chunks: int) -> list[str]:
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy(source / "memex.db", target / "memex.db")
     (target / "config.toml").write_text("")
-    layer = str(source / "layer")
-    return [
-        "--root",
-        layer,
-        "--db",
-        str(target / "memex.db"),
-        "--config",
-        str(target / "config.toml"),
-    ]
+    return cold_start.index_args(source / "layer", target)
 
 
 def hashing_copy(chunks: int) -> list[str]:
@@ -104,14 +96,7 @@ def hashing_copy(chunks: int) -> list[str]:
     target.mkdir(parents=True, exist_ok=True)
     for name in ("memex.db", "config.toml"):
         shutil.copy(source / name, target / name)
-    return [
-        "--root",
-        source_args[1],
-        "--db",
-        str(target / "memex.db"),
-        "--config",
-        str(target / "config.toml"),
-    ]
+    return cold_start.index_args(Path(source_args[1]), target)
 
 
 def run_search(args: list[str], query: str, env: dict[str, str]) -> tuple[float, bytes, bytes]:
